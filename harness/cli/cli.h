@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - shared plumbing of the mmfuzz subcommands: reading inputs (text
+ * traces or binary fuzz inputs), the --variant flag, and the exit codes
+ * every subcommand keeps: 0 clean, 1 a violation, 2 bad usage or input.
+ */
+#ifndef MMFUZZ_CLI_H
+#define MMFUZZ_CLI_H
+
+#include "mmcore.h"
+
+#define EXIT_CLEAN     0
+#define EXIT_VIOLATION 1
+#define EXIT_USAGE     2
+
+/* Reads a whole file; on failure prints one line and returns NULL. */
+uint8_t *cli_read_file(const char *path, size_t *len);
+/* True if the bytes look like a text trace rather than a fuzz input. */
+bool cli_is_text(const uint8_t *data, size_t len);
+/*
+ * Loads a program from a text trace or a binary input (decoded with the
+ * default limits). On failure prints "PATH: reason" (with the line number
+ * for text) and returns -1.
+ */
+int cli_load_prog(const char *path, struct mm_prog *p);
+/* Resolves --variant NAME or MMFUZZ_VARIANT; -2 (after a message) if unknown. */
+int cli_variant(const char *flag_value);
+/* Prints a one-line error and returns EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Opens PATH for writing only if it does not exist yet: results are never overwritten. */
+FILE *cli_create_new(const char *path);
+
+int cmd_trace(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_encode(int argc, char **argv);
+int cmd_repro(int argc, char **argv);
+int cmd_variants(int argc, char **argv);
+int cmd_shape(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+#endif

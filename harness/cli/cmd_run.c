@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_run.c - the subcommands that move a program between its forms and
+ * run it: trace (binary -> text), encode (text -> binary), run, and repro
+ * (a crash file -> the readable trace up to the failing op, the violated
+ * invariant and the re-run's verdict).
+ */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct run_args {
+	const char *file;
+	const char *out;
+	const char *variant_name;
+	unsigned int check_every;
+	bool check_every_set;
+};
+
+static int parse_args(int argc, char **argv, struct run_args *a, bool allow_out)
+{
+	memset(a, 0, sizeof(*a));
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		if (!strcmp(arg, "--variant") && i + 1 < argc) {
+			a->variant_name = argv[++i];
+		} else if (!strncmp(arg, "--variant=", 10)) {
+			a->variant_name = arg + 10;
+		} else if (!strcmp(arg, "--check-every") && i + 1 < argc) {
+			char *end;
+			unsigned long k = strtoul(argv[++i], &end, 10);
+			if (*end || k > 1000000)
+				return cli_usage_error("--check-every takes a number of ops");
+			a->check_every = (unsigned int)k;
+			a->check_every_set = true;
+		} else if (allow_out && !strcmp(arg, "-o") && i + 1 < argc) {
+			a->out = argv[++i];
+		} else if (arg[0] == '-' && arg[1]) {
+			return cli_usage_error("%s: unknown or incomplete option '%s'", argv[0],
+					       arg);
+		} else if (!a->file) {
+			a->file = arg;
+		} else {
+			return cli_usage_error("%s: one input file only", argv[0]);
+		}
+	}
+	if (!a->file)
+		return cli_usage_error("%s: which file? (mmfuzz %s FILE)", argv[0], argv[0]);
+	return 0;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	struct run_args a;
+	struct mm_prog p;
+	int ret;
+
+	if ((ret = parse_args(argc, argv, &a, true)))
+		return ret;
+	mm_prog_init(&p);
+	if (cli_load_prog(a.file, &p))
+		return EXIT_USAGE;
+	FILE *out = a.out ? cli_create_new(a.out) : stdout;
+	if (!out) {
+		mm_prog_free(&p);
+		return EXIT_USAGE;
+	}
+	mm_print_prog(out, &p);
+	if (a.out)
+		fclose(out);
+	mm_prog_free(&p);
+	return EXIT_CLEAN;
+}
+
+int cmd_encode(int argc, char **argv)
+{
+	struct run_args a;
+	struct mm_prog p;
+	int ret;
+
+	if ((ret = parse_args(argc, argv, &a, true)))
+		return ret;
+	if (!a.out)
+		return cli_usage_error("encode: where to? (mmfuzz encode TRACE.txt -o OUT)");
+	mm_prog_init(&p);
+	if (cli_load_prog(a.file, &p))
+		return EXIT_USAGE;
+	long n = mm_encode(&p, NULL, 0);
+	if (n < 0) {
+		mm_prog_free(&p);
+		return cli_usage_error(
+			"%s: the machine or an op does not fit the binary form "
+			"(nodes, zone sizes, reserved pages or handles out of range)",
+			a.file);
+	}
+	uint8_t *buf = malloc((size_t)n);
+	if (!buf || mm_encode(&p, buf, (size_t)n) != n) {
+		free(buf);
+		mm_prog_free(&p);
+		return cli_usage_error("encode: out of memory");
+	}
+	mm_prog_free(&p);
+	/* Encoding is a build step: replacing an older encoding is intended. */
+	FILE *f = fopen(a.out, "wb");
+	if (!f || fwrite(buf, 1, (size_t)n, f) != (size_t)n || fclose(f)) {
+		free(buf);
+		return cli_usage_error("%s: cannot write", a.out);
+	}
+	free(buf);
+	return EXIT_CLEAN;
+}
+
+struct collected {
+	char first[512];
+	unsigned long n;
+	bool quiet;
+};
+
+static void collect(const struct mm_violation *v, void *arg)
+{
+	struct collected *c = arg;
+	char line[512];
+
+	mm_violation_format(v, line, sizeof(line));
+	if (!c->n++)
+		snprintf(c->first, sizeof(c->first), "%s", line);
+	if (!c->quiet)
+		printf("%s\n", line);
+}
+
+/* Runs the file; fills the verdict. Returns an exit code. */
+static int run_file(const struct run_args *a, struct mm_prog *p, struct collected *c,
+		    long *failed_op, int *variant)
+{
+	struct mm_exec_opts o;
+	struct mm_exec *ex;
+
+	*variant = cli_variant(a->variant_name);
+	if (*variant == -2)
+		return EXIT_USAGE;
+	if (cli_load_prog(a->file, p))
+		return EXIT_USAGE;
+	ex = mm_exec_create();
+	if (!ex)
+		return cli_usage_error("out of memory");
+	mm_exec_opts_default(&o);
+	o.variant = *variant;
+	o.on_violation = collect;
+	o.arg = c;
+	if (a->check_every_set)
+		o.check_every = a->check_every;
+	long n = mm_exec_run(ex, p, &o, failed_op);
+	mm_exec_destroy(ex);
+	if (n < 0)
+		return cli_usage_error("%s: the machine cannot be built", a->file);
+	return n ? EXIT_VIOLATION : EXIT_CLEAN;
+}
+
+static const char *variant_name(int v)
+{
+	return v >= 0 ? mm_variant_at((size_t)v)->name : "none";
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_args a;
+	struct mm_prog p;
+	struct collected c = {0};
+	long failed_op;
+	int variant, ret;
+
+	if ((ret = parse_args(argc, argv, &a, false)))
+		return ret;
+	mm_prog_init(&p);
+	ret = run_file(&a, &p, &c, &failed_op, &variant);
+	if (ret == EXIT_VIOLATION)
+		printf("%s: violation at op %ld of %u (variant %s)\n", a.file, failed_op, p.nr_ops,
+		       variant_name(variant));
+	else if (ret == EXIT_CLEAN)
+		printf("%s: %u ops, no violation (variant %s)\n", a.file, p.nr_ops,
+		       variant_name(variant));
+	mm_prog_free(&p);
+	return ret;
+}
+
+int cmd_repro(int argc, char **argv)
+{
+	struct run_args a;
+	struct mm_prog p;
+	struct collected c = {.quiet = true};
+	long failed_op;
+	int variant, ret;
+
+	if ((ret = parse_args(argc, argv, &a, true)))
+		return ret;
+	mm_prog_init(&p);
+	ret = run_file(&a, &p, &c, &failed_op, &variant);
+	if (ret == EXIT_USAGE) {
+		mm_prog_free(&p);
+		return ret;
+	}
+	printf("# repro of %s (variant %s)\n", a.file, variant_name(variant));
+	mm_print_config(stdout, &p.cfg);
+	unsigned int upto = ret == EXIT_VIOLATION && failed_op < (long)p.nr_ops
+				    ? (unsigned int)failed_op + 1
+				    : p.nr_ops;
+	for (unsigned int i = 0; i < upto; i++) {
+		if (ret == EXIT_VIOLATION && (long)i == failed_op)
+			fputs(">>> ", stdout);
+		mm_print_op(stdout, &p, i);
+	}
+	if (ret == EXIT_VIOLATION) {
+		if (failed_op == (long)p.nr_ops)
+			printf(">>> (the final full check)\n");
+		printf("%s\n", c.first);
+		printf("reproduced: %lu violation(s); the first during op %ld of %u\n", c.n,
+		       failed_op, p.nr_ops);
+	} else {
+		printf("did not reproduce: %u ops ran clean with variant %s\n", p.nr_ops,
+		       variant_name(variant));
+	}
+	if (a.out) {
+		FILE *f = cli_create_new(a.out);
+		if (!f) {
+			mm_prog_free(&p);
+			return EXIT_USAGE;
+		}
+		mm_print_prog(f, &p);
+		fclose(f);
+		printf("full trace written to %s (rerun: mmfuzz run%s%s %s)\n", a.out,
+		       variant >= 0 ? " --variant " : "", variant >= 0 ? variant_name(variant) : "",
+		       a.out);
+	}
+	mm_prog_free(&p);
+	return ret;
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * util.c - input loading and error conventions shared by the subcommands.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("mmfuzz: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_USAGE;
+}
+
+uint8_t *cli_read_file(const char *path, size_t *len)
+{
+	struct stat st;
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+
+	if (!f) {
+		cli_usage_error("%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		cli_usage_error("%s: not a regular file", path);
+		fclose(f);
+		return NULL;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		cli_usage_error("%s: out of memory", path);
+		fclose(f);
+		return NULL;
+	}
+	*len = fread(buf, 1, (size_t)st.st_size, f);
+	if (ferror(f) || *len != (size_t)st.st_size) {
+		cli_usage_error("%s: read error", path);
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	buf[*len] = '\0';
+	return buf;
+}
+
+bool cli_is_text(const uint8_t *data, size_t len)
+{
+	/* Text: printable ASCII lines, one of which is the config line. */
+	for (size_t i = 0; i < len; i++)
+		if ((data[i] < 0x20 || data[i] > 0x7e) && data[i] != '\n' && data[i] != '\t' &&
+		    data[i] != '\r')
+			return false;
+	for (size_t i = 0; i + 7 <= len; i++)
+		if ((i == 0 || data[i - 1] == '\n') && !memcmp(data + i, "config ", 7))
+			return true;
+	return false;
+}
+
+int cli_load_prog(const char *path, struct mm_prog *p)
+{
+	size_t len;
+	uint8_t *data = cli_read_file(path, &len);
+	char err[256];
+	int ret = 0;
+
+	if (!data)
+		return -1;
+	if (cli_is_text(data, len)) {
+		if (mm_parse_prog((char *)data, p, err, sizeof(err))) {
+			cli_usage_error("%s: %s", path, err);
+			ret = -1;
+		}
+	} else if (mm_decode(data, len, NULL, p)) {
+		cli_usage_error("%s: out of memory", path);
+		ret = -1;
+	}
+	free(data);
+	return ret;
+}
+
+int cli_variant(const char *flag_value)
+{
+	const char *name = flag_value ? flag_value : getenv("MMFUZZ_VARIANT");
+	int v = mm_variant_lookup(name);
+
+	if (v == -2)
+		cli_usage_error("unknown variant '%s' (see 'mmfuzz variants')", name);
+	return v;
+}
+
+FILE *cli_create_new(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	FILE *f;
+
+	if (fd < 0) {
+		cli_usage_error("%s: %s", path,
+				errno == EEXIST ? "exists already; not overwriting it"
+						: strerror(errno));
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		cli_usage_error("%s: %s", path, strerror(errno));
+	}
+	return f;
+}

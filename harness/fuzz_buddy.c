@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_buddy.c - the buddy allocator and watermarks: allocations of every
+ * order, migratetype and gfp, frees on any CPU, hotplug and sysctls, on
+ * small machines of up to 4 nodes.
+ *
+ * Build: cmake --preset fuzz && cmake --build --preset fuzz
+ * Run:   build/fuzz/fuzz_buddy build/fuzz/corpus/buddy
+ */
+#include "fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct mm_limits lim;
+
+	if (!lim.max_ops)
+		mm_limits_default(&lim);
+	return mmfuzz_run_input(data, size, &lim);
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_common.c - the glue between libFuzzer (or the standalone replay
+ * main) and the executor. Per input it only decodes and re-initialises the
+ * machine, reusing every buffer: no per-input setup beyond the reset.
+ */
+#include "fuzz_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static struct mm_exec *exec;
+static struct mm_prog prog;
+static struct mm_exec_opts opts;
+
+static void abort_on_violation(const struct mm_violation *v, void *arg)
+{
+	char line[512];
+
+	(void)arg;
+	mm_violation_format(v, line, sizeof(line));
+	fprintf(stderr, "mmfuzz: %s\n", line);
+	if (opts.variant >= 0)
+		fprintf(stderr, "mmfuzz: variant %s\n", mm_variant_at((size_t)opts.variant)->name);
+	fflush(stderr);
+	abort();
+}
+
+static void setup(void)
+{
+	const char *name = getenv("MMFUZZ_VARIANT");
+	int variant = mm_variant_lookup(name);
+
+	if (variant == -2) {
+		fprintf(stderr, "mmfuzz: unknown MMFUZZ_VARIANT '%s' (see 'mmfuzz variants')\n",
+			name);
+		exit(2);
+	}
+	exec = mm_exec_create();
+	if (!exec) {
+		fprintf(stderr, "mmfuzz: out of memory\n");
+		exit(2);
+	}
+	mm_prog_init(&prog);
+	mm_exec_opts_default(&opts);
+	opts.variant = variant;
+	opts.on_violation = abort_on_violation;
+}
+
+int mmfuzz_run_input(const uint8_t *data, size_t size, const struct mm_limits *lim)
+{
+	long failed_op;
+
+	if (!exec)
+		setup();
+	if (mm_decode(data, size, lim, &prog))
+		return 0; /* out of memory while decoding: not the input's fault */
+	mm_exec_run(exec, &prog, &opts, &failed_op);
+	return 0;
+}

@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * alloc.c - the allocation and free entry points: gfp to zone, migratetype
+ * and alloc flags, zonelists, get_page_from_freelist() with its watermark
+ * checks, the fast path and the slow path's retry at the min mark, and the
+ * page stamps that catch a block handed out twice.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------------------
+ * Zonelists
+ * ---------------------------------------------------------------------- */
+
+/*
+ * models build_zonelists(): the local node first, then the others in the
+ * order find_next_best_node() picks for equidistant nodes (those above the
+ * local one before those below); in each node, highest zone first. Only
+ * zones with managed pages are listed.
+ */
+void _mm_build_zonelists(struct mm_sim *sim)
+{
+	for (unsigned int n = 0; n < sim->nr_nodes; n++) {
+		struct pglist_data *pgdat = sim->node_data[n];
+		unsigned int nr = 0, nr_local = 0;
+
+		for (unsigned int k = 0; k < sim->nr_nodes; k++) {
+			struct pglist_data *other = sim->node_data[(n + k) % sim->nr_nodes];
+			for (int zt = MAX_NR_ZONES - 1; zt >= 0; zt--) {
+				struct zone *z = &other->node_zones[zt];
+				if (!managed_zone(z))
+					continue;
+				pgdat->zonelist[nr++] = z;
+				if (k == 0)
+					pgdat->zonelist_nofallback[nr_local++] = z;
+			}
+		}
+		pgdat->zonelist[nr] = NULL;
+		pgdat->zonelist_nofallback[nr_local] = NULL;
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * gfp
+ * ---------------------------------------------------------------------- */
+
+/* models gfp_zone() for a machine without ZONE_HIGHMEM */
+static int gfp_zone(unsigned int gfp)
+{
+	if (gfp & MM_GFP_DMA)
+		return ZONE_DMA;
+	if (gfp & MM_GFP_DMA32)
+		return ZONE_DMA32;
+	if ((gfp & (MM_GFP_HIGHMEM | MM_GFP_MOVABLE)) == (MM_GFP_HIGHMEM | MM_GFP_MOVABLE))
+		return ZONE_MOVABLE;
+	return ZONE_NORMAL;
+}
+
+/* models gfp_migratetype() */
+static int gfp_migratetype(unsigned int gfp)
+{
+	if (gfp & MM_GFP_MOVABLE)
+		return MIGRATE_MOVABLE;
+	if (gfp & MM_GFP_RECLAIMABLE)
+		return MIGRATE_RECLAIMABLE;
+	return MIGRATE_UNMOVABLE;
+}
+
+/* models gfp_to_alloc_flags() (6.3+), the slow path's flags */
+static unsigned int gfp_to_alloc_flags(unsigned int gfp, unsigned int order)
+{
+	unsigned int alloc_flags = ALLOC_WMARK_MIN | ALLOC_CPUSET;
+
+	if (gfp & MM_GFP_HIGH)
+		alloc_flags |= ALLOC_MIN_RESERVE;
+	if (gfp & MM_GFP_KSWAPD_RECLAIM)
+		alloc_flags |= ALLOC_KSWAPD;
+	if (!(gfp & MM_GFP_DIRECT_RECLAIM)) {
+		/* Cannot sleep: allowed deeper, unless it asked not to be. */
+		if (!(gfp & MM_GFP_NOMEMALLOC)) {
+			alloc_flags |= ALLOC_NON_BLOCK;
+			if (order > 0)
+				alloc_flags |= ALLOC_HIGHATOMIC;
+		}
+		if (alloc_flags & ALLOC_MIN_RESERVE)
+			alloc_flags &= ~(unsigned int)ALLOC_CPUSET;
+	}
+	return alloc_flags;
+}
+
+/* models __gfp_pfmemalloc_flags(): PF_MEMALLOC and OOM victims */
+static unsigned int gfp_pfmemalloc_flags(unsigned int gfp)
+{
+	if (gfp & MM_GFP_NOMEMALLOC)
+		return 0;
+	if (gfp & MM_GFP_MEMALLOC)
+		return ALLOC_NO_WATERMARKS;
+	if (gfp & MM_GFP_OOM)
+		return ALLOC_OOM;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Taking a block from a zone
+ * ---------------------------------------------------------------------- */
+
+struct alloc_context {
+	struct zone **zonelist;
+	int highest_zoneidx;
+	int migratetype;
+	unsigned int gfp;
+	uint32_t refused_mask[(MM_MAX_ZONEREFS + 31) / 32]; /* zone ids the wmark refused */
+};
+
+/* models reserve_highatomic_pageblock(): keep a block for high-order atomics */
+static void reserve_highatomic_pageblock(struct zone *zone, uint64_t pfn)
+{
+	struct mm_sim *sim = zone->sim;
+	unsigned long max_managed = zone_managed_pages(zone) / 100 + (1UL << sim->pageblock_order);
+
+	if (READ_ONCE(zone->nr_reserved_highatomic) >= max_managed)
+		return;
+	zone_lock(zone);
+	if (zone->nr_reserved_highatomic >= max_managed)
+		goto out;
+	int mt = get_pfnblock_migratetype(sim, pfn);
+	if (mt == MIGRATE_HIGHATOMIC || mt == MIGRATE_ISOLATE)
+		goto out;
+	uint64_t start = pageblock_start_pfn(sim, pfn);
+	if (!zone_spans_pfn(zone, start) ||
+	    !zone_spans_pfn(zone, start + (UINT64_C(1) << sim->pageblock_order) - 1))
+		goto out;
+	/* Refile the block's free pages, then flip its type. */
+	for (uint64_t p = start; p < start + (UINT64_C(1) << sim->pageblock_order);) {
+		struct page *page = pfn_to_page(sim, p);
+		if (page->state != PG_BUDDY) {
+			p++;
+			continue;
+		}
+		unsigned int o = page->order;
+		if (o > sim->pageblock_order)
+			goto out; /* a free block larger than the pageblock: leave it */
+		p += UINT64_C(1) << o;
+	}
+	__move_freepages_block(zone, start, mt, MIGRATE_HIGHATOMIC);
+	set_pageblock_migratetype(sim, start, MIGRATE_HIGHATOMIC);
+	WRITE_ONCE(zone->nr_reserved_highatomic,
+		   zone->nr_reserved_highatomic + (1UL << sim->pageblock_order));
+out:
+	zone_unlock(zone);
+}
+
+static void prep_new_page(struct zone *zone, struct page *page, unsigned int order, int mt,
+			  uint32_t owner, uint32_t gen)
+{
+	uint64_t nr = UINT64_C(1) << order;
+
+	for (uint64_t i = 0; i < nr; i++) {
+		page[i].state = i ? PG_ALLOC_TAIL : PG_ALLOC;
+		page[i].order = i ? 0 : (uint8_t)order;
+		page[i].alloc_mt = (uint8_t)mt;
+		page[i].stamp.owner = owner;
+		page[i].stamp.gen = gen;
+	}
+	atomic_long_add((long)nr, &zone->nr_allocated);
+}
+
+/*
+ * The admission invariant: with zone->lock held and exact counters, an
+ * allocation that passed the watermark leaves at least the reserve floor.
+ * Races between CPUs legitimately break it, so only serial runs check it.
+ */
+static void check_admission(struct zone *zone, unsigned int order, unsigned int alloc_flags,
+			    int highest_zoneidx, long free_after)
+{
+	if (!zone->sim->serial || (alloc_flags & ALLOC_NO_WATERMARKS))
+		return;
+	long mark = (long)wmark_pages(zone, alloc_flags & ALLOC_WMARK_MASK);
+	long floor = _mm_wmark_reserve_floor(mark, alloc_flags) +
+		     (long)zone->lowmem_reserve[highest_zoneidx];
+	if (!(alloc_flags & ALLOC_RESERVES))
+		floor += (long)zone->nr_reserved_highatomic;
+	(void)order;
+	if (free_after < floor)
+		zone_report(zone, "INV-WMARK-MIN", -1, floor, free_after,
+			    "allocation with flags %#x left free pages below the reserve floor",
+			    alloc_flags);
+}
+
+/* models rmqueue_buddy() */
+static struct page *rmqueue_buddy(struct zone *zone, unsigned int order, unsigned int alloc_flags,
+				  const struct alloc_context *ac, uint32_t owner, uint32_t gen)
+{
+	struct page *page = NULL;
+
+	zone_lock(zone);
+	if (alloc_flags & ALLOC_HIGHATOMIC)
+		page = __rmqueue_smallest(zone, order, MIGRATE_HIGHATOMIC);
+	if (!page) {
+		page = __rmqueue(zone, order, ac->migratetype, alloc_flags);
+		/* Failing now is worse than failing a high-order atomic later. */
+		if (!page && (alloc_flags & (ALLOC_OOM | ALLOC_NON_BLOCK)))
+			page = __rmqueue_smallest(zone, order, MIGRATE_HIGHATOMIC);
+	}
+	if (page) {
+		prep_new_page(zone, page, order, ac->migratetype, owner, gen);
+		check_admission(zone, order, alloc_flags, ac->highest_zoneidx,
+				atomic_long_read(&zone->vm_stat[NR_FREE_PAGES]));
+	}
+	zone_unlock(zone);
+	return page;
+}
+
+static void mark_refused(struct alloc_context *ac, const struct zone *z)
+{
+	ac->refused_mask[z->zone_id / 32] |= 1u << (z->zone_id % 32);
+}
+
+static bool was_refused(const struct alloc_context *ac, const struct zone *z)
+{
+	return ac->refused_mask[z->zone_id / 32] & (1u << (z->zone_id % 32));
+}
+
+/* models get_page_from_freelist() without cpusets, dirty limits or node reclaim */
+static struct page *get_page_from_freelist(struct mm_sim *sim, unsigned int order,
+					   unsigned int alloc_flags, struct alloc_context *ac,
+					   uint32_t owner, uint32_t gen)
+{
+	memset(ac->refused_mask, 0, sizeof(ac->refused_mask));
+	for (struct zone **zp = ac->zonelist; *zp; zp++) {
+		struct zone *zone = *zp;
+		if ((int)zone->type > ac->highest_zoneidx)
+			continue;
+
+		unsigned long mark = wmark_pages(zone, alloc_flags & ALLOC_WMARK_MASK);
+		if (!zone_watermark_fast(zone, order, mark, ac->highest_zoneidx, alloc_flags)) {
+			stat_inc(&sim->stats.wmark_refused);
+			if (!(alloc_flags & ALLOC_NO_WATERMARKS)) {
+				mark_refused(ac, zone);
+				if (!(sim->policy.wmark_ignore_min &&
+				      (alloc_flags & ALLOC_WMARK_MASK) == WMARK_MIN))
+					continue;
+			}
+		}
+
+		struct page *page = rmqueue_buddy(zone, order, alloc_flags, ac, owner, gen);
+		if (page) {
+			if (was_refused(ac, zone) && !(alloc_flags & ALLOC_NO_WATERMARKS))
+				zone_report(zone, "INV-WMARK-REFUSED", page_to_pfn(sim, page), 0, 1,
+					    "took an order-%u block from a zone the watermark "
+					    "check refused (flags %#x)",
+					    order, alloc_flags);
+			if ((alloc_flags & ALLOC_HIGHATOMIC) && order > 0)
+				reserve_highatomic_pageblock(zone, page_to_pfn(sim, page));
+			return page;
+		}
+	}
+	return NULL;
+}
+
+/* models __alloc_pages(): the fast path at low, then the slow path at min */
+long long mm_alloc_pages(struct mm_sim *sim, unsigned int order, unsigned int gfp,
+			 int preferred_nid, uint32_t owner, uint32_t *gen)
+{
+	struct alloc_context ac = {0};
+	struct page *page;
+	int cpu = mm_current_cpu();
+
+	if (order > sim->max_order)
+		return -1;
+	if (preferred_nid < 0 || (unsigned int)preferred_nid >= sim->nr_nodes)
+		preferred_nid = mm_cpu_to_node(sim, cpu) < 0 ? 0 : mm_cpu_to_node(sim, cpu);
+	struct pglist_data *pgdat = sim->node_data[preferred_nid];
+	ac.zonelist = (gfp & MM_GFP_THISNODE) ? pgdat->zonelist_nofallback : pgdat->zonelist;
+	ac.highest_zoneidx = gfp_zone(gfp);
+	ac.migratetype = gfp_migratetype(gfp);
+	ac.gfp = gfp;
+
+	*gen = atomic_fetch_add_explicit(&sim->next_gen, 1, memory_order_relaxed);
+	page = get_page_from_freelist(sim, order, ALLOC_WMARK_LOW, &ac, owner, *gen);
+	if (!page) {
+		unsigned int alloc_flags = gfp_to_alloc_flags(gfp, order);
+		unsigned int reserve_flags = gfp_pfmemalloc_flags(gfp);
+
+		if (reserve_flags)
+			alloc_flags = reserve_flags | (alloc_flags & ALLOC_KSWAPD);
+		page = get_page_from_freelist(sim, order, alloc_flags, &ac, owner, *gen);
+	}
+	if (!page) {
+		stat_inc(&sim->stats.alloc_fail);
+		return -1;
+	}
+	stat_inc(&sim->stats.alloc_success);
+	return (long long)page_to_pfn(sim, page);
+}
+
+/* ------------------------------------------------------------------------
+ * Freeing
+ * ---------------------------------------------------------------------- */
+
+/* Verifies the block is allocated as (order, owner, gen), then marks it free. */
+static bool free_pages_prepare(struct mm_sim *sim, uint64_t pfn, unsigned int order, uint32_t owner,
+			       uint32_t gen)
+{
+	struct page *head = pfn_to_page(sim, pfn);
+	struct zone *zone = page_zone(sim, head);
+	uint64_t nr = UINT64_C(1) << order;
+
+	if (head->state != PG_ALLOC || head->order != order) {
+		zone_report(zone, "INV-FREE-BAD", (long long)pfn, order,
+			    head->state == PG_ALLOC ? head->order : -1,
+			    "freeing an order-%u block whose head is %s", order,
+			    _mm_page_state_name(head->state));
+		return false;
+	}
+	for (uint64_t i = 0; i < nr; i++) {
+		struct page *page = head + i;
+		if (page->stamp.owner != owner || page->stamp.gen != gen ||
+		    page->state != (i ? PG_ALLOC_TAIL : PG_ALLOC)) {
+			zone_report(zone, "INV-PAGE-STAMP", (long long)(pfn + i), gen,
+				    page->stamp.gen,
+				    "page %llu of the block freed by owner %u holds owner %u (%s): "
+				    "handed out twice",
+				    (unsigned long long)i, owner, page->stamp.owner,
+				    _mm_page_state_name(page->state));
+			return false;
+		}
+	}
+	for (uint64_t i = 1; i < nr; i++)
+		head[i].state = PG_FREE_TAIL;
+	return true;
+}
+
+/*
+ * models free_one_page() with split_large_buddy(): a block larger than a
+ * pageblock is freed a pageblock at a time, each with its own type.
+ */
+static void free_one_page(struct zone *zone, uint64_t pfn, unsigned int order)
+{
+	struct mm_sim *sim = zone->sim;
+	unsigned int chunk = order > sim->pageblock_order ? sim->pageblock_order : order;
+	uint64_t end = pfn + (UINT64_C(1) << order);
+
+	zone_lock(zone);
+	atomic_long_add(-(1L << order), &zone->nr_allocated);
+	for (; pfn < end; pfn += UINT64_C(1) << chunk) {
+		struct page *page = pfn_to_page(sim, pfn);
+		page->state = PG_FREE_TAIL; /* __free_one_page makes the head a buddy */
+		__free_one_page(zone, pfn, chunk, get_pfnblock_migratetype(sim, pfn));
+	}
+	zone_unlock(zone);
+}
+
+void mm_free_pages(struct mm_sim *sim, uint64_t pfn, unsigned int order, uint32_t owner,
+		   uint32_t gen)
+{
+	if (pfn >= sim->max_pfn || order > sim->max_order ||
+	    pfn_to_page(sim, pfn)->state <= PG_RESERVED) {
+		mm_report_violation(sim, "INV-FREE-BAD", -1, -1, mm_current_cpu(), (long long)pfn,
+				    order, -1, "freeing a pfn that no zone hands out");
+		return;
+	}
+	struct zone *zone = page_zone(sim, pfn_to_page(sim, pfn));
+
+	/* The owner frees its own block: the stamp is stable without the lock. */
+	if (!free_pages_prepare(sim, pfn, order, owner, gen))
+		return;
+	stat_inc(&sim->stats.frees);
+	free_one_page(zone, pfn, order);
+}

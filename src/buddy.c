@@ -1,0 +1,615 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * buddy.c - the buddy allocator: free_area lists per order and migratetype,
+ * merging on free (__free_one_page), splitting on allocation (expand,
+ * __rmqueue_smallest) and migratetype fallbacks with block stealing
+ * (__rmqueue_fallback), modelled on mm/page_alloc.c around 6.10.
+ * Its invariants are at the end of the file.
+ */
+#include "internal.h"
+
+/* ------------------------------------------------------------------------
+ * Free lists: doubly linked by pfn, heads readable without the lock
+ * ---------------------------------------------------------------------- */
+
+bool free_area_empty(const struct free_area *area, int mt)
+{
+	return READ_ONCE(area->head[mt]) == PFN_NIL;
+}
+
+static void set_buddy_order(struct page *page, unsigned int order)
+{
+	page->state = PG_BUDDY;
+	page->order = (uint8_t)order;
+}
+
+static void __add_to_free_list(struct zone *zone, uint64_t pfn, unsigned int order, int mt,
+			       bool tail)
+{
+	struct mm_sim *sim = zone->sim;
+	struct free_area *area = &zone->free_area[order];
+	struct page *page = pfn_to_page(sim, pfn);
+	uint32_t p = (uint32_t)pfn;
+
+	set_buddy_order(page, order);
+	if (area->head[mt] == PFN_NIL) {
+		page->lru.next = page->lru.prev = PFN_NIL;
+		area->tail[mt] = p;
+		WRITE_ONCE(area->head[mt], p);
+	} else if (tail) {
+		page->lru.next = PFN_NIL;
+		page->lru.prev = area->tail[mt];
+		pfn_to_page(sim, area->tail[mt])->lru.next = p;
+		area->tail[mt] = p;
+	} else {
+		page->lru.prev = PFN_NIL;
+		page->lru.next = area->head[mt];
+		pfn_to_page(sim, area->head[mt])->lru.prev = p;
+		WRITE_ONCE(area->head[mt], p);
+	}
+	WRITE_ONCE(area->nr_free, area->nr_free + 1);
+}
+
+/* The caller sets the page's new state. */
+static void __del_page_from_free_list(struct zone *zone, uint64_t pfn, unsigned int order, int mt)
+{
+	struct mm_sim *sim = zone->sim;
+	struct free_area *area = &zone->free_area[order];
+	struct page *page = pfn_to_page(sim, pfn);
+
+	if (page->lru.prev == PFN_NIL)
+		WRITE_ONCE(area->head[mt], page->lru.next);
+	else
+		pfn_to_page(sim, page->lru.prev)->lru.next = page->lru.next;
+	if (page->lru.next == PFN_NIL)
+		area->tail[mt] = page->lru.prev;
+	else
+		pfn_to_page(sim, page->lru.next)->lru.prev = page->lru.prev;
+	page->lru.next = page->lru.prev = PFN_NIL;
+	WRITE_ONCE(area->nr_free, area->nr_free - 1);
+}
+
+static void __move_to_free_list(struct zone *zone, uint64_t pfn, unsigned int order, int old_mt,
+				int new_mt)
+{
+	__del_page_from_free_list(zone, pfn, order, old_mt);
+	__add_to_free_list(zone, pfn, order, new_mt, true);
+}
+
+void _mm_free_area_init(struct zone *zone)
+{
+	for (unsigned int o = 0; o < MM_NR_PAGE_ORDERS; o++) {
+		for (int mt = 0; mt < MIGRATE_TYPES; mt++)
+			zone->free_area[o].head[mt] = zone->free_area[o].tail[mt] = PFN_NIL;
+		zone->free_area[o].nr_free = 0;
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Freeing: merge with free buddies as far as the rules allow
+ * ---------------------------------------------------------------------- */
+
+/* Returns true if the page at buddy_pfn is a free buddy of order in zone's zone. */
+static bool page_is_buddy(struct zone *zone, uint64_t buddy_pfn, unsigned int order)
+{
+	struct mm_sim *sim = zone->sim;
+	const struct page *buddy;
+
+	if (buddy_pfn >= sim->max_pfn)
+		return false;
+	buddy = pfn_to_page(sim, buddy_pfn);
+	return buddy->state == PG_BUDDY && buddy->order == order && buddy->zone_id == zone->zone_id;
+}
+
+/* models buddy_merge_likely(): put the block at the tail if its parent may merge soon */
+static bool buddy_merge_likely(struct zone *zone, uint64_t pfn, uint64_t buddy_pfn,
+			       unsigned int order)
+{
+	uint64_t higher;
+
+	if (order >= zone->sim->max_order - 1)
+		return false;
+	higher = buddy_pfn & pfn;
+	return page_is_buddy(zone, higher ^ (UINT64_C(1) << (order + 1)), order + 1);
+}
+
+void account_freepages(struct zone *zone, long nr_pages, int mt)
+{
+	if (mt == MIGRATE_ISOLATE)
+		return;
+	atomic_long_add(nr_pages, &zone->vm_stat[NR_FREE_PAGES]);
+}
+
+/*
+ * models __free_one_page(). The caller holds zone->lock; mt is the
+ * migratetype of the pageblock the block sits in. The tail pages become
+ * PG_FREE_TAIL; a merged buddy's head becomes a tail of the new block.
+ */
+void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt)
+{
+	struct mm_sim *sim = zone->sim;
+	uint64_t buddy_pfn = pfn ^ (UINT64_C(1) << order);
+
+	account_freepages(zone, 1L << order, mt);
+
+	while (order < sim->max_order) {
+		if ((int)order == sim->policy.buddy_no_merge_order)
+			break; /* variant buddy-no-merge-order3 */
+		buddy_pfn = pfn ^ (UINT64_C(1) << order);
+		if (!page_is_buddy(zone, buddy_pfn, order))
+			break;
+		int buddy_mt = mt;
+		if (order >= sim->pageblock_order) {
+			/*
+			 * Blocks of types without fallbacks (isolate,
+			 * highatomic) must keep their own accounting.
+			 */
+			buddy_mt = get_pfnblock_migratetype(sim, buddy_pfn);
+			if (mt != buddy_mt &&
+			    (!migratetype_is_mergeable(mt) || !migratetype_is_mergeable(buddy_mt)))
+				break;
+		}
+		__del_page_from_free_list(zone, buddy_pfn, order, buddy_mt);
+		pfn_to_page(sim, buddy_pfn)->state = PG_FREE_TAIL;
+		/* Match the buddy's type so that a later expand() files both halves right. */
+		if (buddy_mt != mt)
+			set_pageblock_migratetype(sim, buddy_pfn, mt);
+		pfn_to_page(sim, pfn)->state = PG_FREE_TAIL;
+		pfn &= buddy_pfn;
+		order++;
+		stat_inc(&sim->stats.merges);
+	}
+	__add_to_free_list(zone, pfn, order, mt,
+			   buddy_merge_likely(zone, pfn, pfn ^ (UINT64_C(1) << order), order));
+}
+
+/* ------------------------------------------------------------------------
+ * Allocation: split, smallest first, then fall back to other types
+ * ---------------------------------------------------------------------- */
+
+/* models expand(): keep the low half, file the upper halves; returns pages filed */
+static unsigned long expand(struct zone *zone, uint64_t pfn, unsigned int low, unsigned int high,
+			    int mt)
+{
+	unsigned long nr_added = 0;
+	uint64_t size = UINT64_C(1) << high;
+
+	while (high > low) {
+		high--;
+		size >>= 1;
+		__add_to_free_list(zone, pfn + size, high, mt, false);
+		nr_added += size;
+		stat_inc(&zone->sim->stats.splits);
+	}
+	return nr_added;
+}
+
+static void page_del_and_expand(struct zone *zone, uint64_t pfn, unsigned int order,
+				unsigned int high, int mt)
+{
+	unsigned long nr_pages = 1UL << high;
+
+	__del_page_from_free_list(zone, pfn, high, mt);
+	nr_pages -= expand(zone, pfn, order, high, mt);
+	account_freepages(zone, -(long)nr_pages, mt);
+}
+
+/* The caller makes the returned head (and its tails) allocated. */
+struct page *__rmqueue_smallest(struct zone *zone, unsigned int order, int mt)
+{
+	for (unsigned int o = order; o <= zone->sim->max_order; o++) {
+		uint32_t pfn = zone->free_area[o].head[mt];
+		if (pfn == PFN_NIL)
+			continue;
+		page_del_and_expand(zone, pfn, order, o, mt);
+		return pfn_to_page(zone->sim, pfn);
+	}
+	return NULL;
+}
+
+static const int fallbacks[MIGRATE_PCPTYPES][MIGRATE_PCPTYPES - 1] = {
+	[MIGRATE_UNMOVABLE] = {MIGRATE_RECLAIMABLE, MIGRATE_MOVABLE},
+	[MIGRATE_MOVABLE] = {MIGRATE_RECLAIMABLE, MIGRATE_UNMOVABLE},
+	[MIGRATE_RECLAIMABLE] = {MIGRATE_UNMOVABLE, MIGRATE_MOVABLE},
+};
+
+/* models can_steal_fallback(): may the requester claim the whole block? */
+static bool can_steal_fallback(const struct mm_sim *sim, unsigned int order, int start_mt)
+{
+	if (order >= sim->pageblock_order)
+		return true;
+	return order >= sim->pageblock_order / 2 || start_mt == MIGRATE_RECLAIMABLE ||
+	       start_mt == MIGRATE_UNMOVABLE;
+}
+
+/* models find_suitable_fallback() with only_stealable == false */
+static int find_suitable_fallback(const struct zone *zone, unsigned int order, int mt,
+				  bool *can_steal)
+{
+	const struct free_area *area = &zone->free_area[order];
+
+	if (area->nr_free == 0)
+		return -1;
+	*can_steal = false;
+	for (int i = 0; i < MIGRATE_PCPTYPES - 1; i++) {
+		int fmt = fallbacks[mt][i];
+		if (free_area_empty(area, fmt))
+			continue;
+		if (can_steal_fallback(zone->sim, order, mt))
+			*can_steal = true;
+		return fmt;
+	}
+	return -1;
+}
+
+/*
+ * models prep_move_freepages_block(): counts free and movable (LRU) pages
+ * of the pageblock around pfn. False when the block crosses the zone edge.
+ */
+bool prep_move_freepages_block(struct zone *zone, uint64_t pfn, uint64_t *start_pfn,
+			       unsigned long *free_pages, unsigned long *movable_pages)
+{
+	struct mm_sim *sim = zone->sim;
+	uint64_t start = pageblock_start_pfn(sim, pfn);
+	uint64_t end = start + (UINT64_C(1) << sim->pageblock_order);
+
+	if (!zone_spans_pfn(zone, start) || !zone_spans_pfn(zone, end - 1))
+		return false;
+	*start_pfn = start;
+	*free_pages = *movable_pages = 0;
+	for (uint64_t p = start; p < end;) {
+		const struct page *page = pfn_to_page(sim, p);
+		if (page->state == PG_BUDDY) {
+			*free_pages += 1UL << page->order;
+			p += UINT64_C(1) << page->order;
+			continue;
+		}
+		if ((page->state == PG_ALLOC || page->state == PG_ALLOC_TAIL) &&
+		    page->alloc_mt == MIGRATE_MOVABLE)
+			(*movable_pages)++;
+		p++;
+	}
+	return true;
+}
+
+/* models __move_freepages_block(): refile every free block of the pageblock */
+void __move_freepages_block(struct zone *zone, uint64_t start, int old_mt, int new_mt)
+{
+	struct mm_sim *sim = zone->sim;
+	uint64_t end = start + (UINT64_C(1) << sim->pageblock_order);
+	long moved = 0;
+
+	for (uint64_t p = start; p < end;) {
+		const struct page *page = pfn_to_page(sim, p);
+		if (page->state != PG_BUDDY) {
+			p++;
+			continue;
+		}
+		unsigned int order = page->order;
+		__move_to_free_list(zone, p, order, old_mt, new_mt);
+		moved += 1L << order;
+		p += UINT64_C(1) << order;
+	}
+	account_freepages(zone, -moved, old_mt);
+	account_freepages(zone, moved, new_mt);
+}
+
+/* models steal_suitable_fallback() (6.10) */
+static struct page *steal_suitable_fallback(struct zone *zone, uint64_t pfn,
+					    unsigned int current_order, unsigned int order,
+					    int start_type, bool whole_block)
+{
+	struct mm_sim *sim = zone->sim;
+	int block_type = get_pfnblock_migratetype(sim, pfn);
+	unsigned long free_pages, movable_pages, alike_pages;
+	uint64_t start_pfn;
+
+	if (block_type == MIGRATE_HIGHATOMIC)
+		goto single_page;
+
+	if (current_order >= sim->pageblock_order) {
+		unsigned long nr_added;
+
+		__del_page_from_free_list(zone, pfn, current_order, block_type);
+		change_pageblock_range(sim, pfn, current_order, start_type);
+		nr_added = expand(zone, pfn, order, current_order, start_type);
+		account_freepages(zone, -(1L << current_order), block_type);
+		account_freepages(zone, (long)nr_added, start_type);
+		stat_inc(&sim->stats.blocks_stolen);
+		return pfn_to_page(sim, pfn);
+	}
+
+	if (!whole_block)
+		goto single_page;
+	if (!prep_move_freepages_block(zone, pfn, &start_pfn, &free_pages, &movable_pages))
+		goto single_page;
+
+	if (start_type == MIGRATE_MOVABLE)
+		alike_pages = movable_pages;
+	else if (block_type == MIGRATE_MOVABLE)
+		alike_pages = (1UL << sim->pageblock_order) - (free_pages + movable_pages);
+	else
+		alike_pages = 0;
+
+	if (free_pages + alike_pages >= (1UL << (sim->pageblock_order - 1))) {
+		__move_freepages_block(zone, start_pfn, block_type, start_type);
+		set_pageblock_migratetype(sim, start_pfn, start_type);
+		stat_inc(&sim->stats.blocks_stolen);
+		return __rmqueue_smallest(zone, order, start_type);
+	}
+
+single_page:
+	page_del_and_expand(zone, pfn, order, current_order, block_type);
+	return pfn_to_page(sim, pfn);
+}
+
+/* models __rmqueue_fallback(): the largest block of another type first */
+static struct page *__rmqueue_fallback(struct zone *zone, unsigned int order, int start_mt,
+				       unsigned int alloc_flags)
+{
+	struct mm_sim *sim = zone->sim;
+	unsigned int min_order = order;
+	bool can_steal = false;
+	int fmt = -1;
+	int o;
+
+	if (order < sim->pageblock_order && (alloc_flags & ALLOC_NOFRAGMENT))
+		min_order = sim->pageblock_order;
+
+	for (o = (int)sim->max_order; o >= (int)min_order; o--) {
+		fmt = find_suitable_fallback(zone, (unsigned int)o, start_mt, &can_steal);
+		if (fmt == -1)
+			continue;
+		/*
+		 * A movable request that cannot claim the block splits the
+		 * smallest block instead: it does not fragment for long.
+		 */
+		if (!can_steal && start_mt == MIGRATE_MOVABLE && (unsigned int)o > order)
+			goto find_smallest;
+		goto do_steal;
+	}
+	return NULL;
+
+find_smallest:
+	for (o = (int)order; o <= (int)sim->max_order; o++) {
+		fmt = find_suitable_fallback(zone, (unsigned int)o, start_mt, &can_steal);
+		if (fmt != -1)
+			break;
+	}
+
+do_steal:
+	stat_inc(&sim->stats.fallbacks);
+	return steal_suitable_fallback(zone, zone->free_area[o].head[fmt], (unsigned int)o, order,
+				       start_mt, can_steal);
+}
+
+/* models __rmqueue() without CMA */
+struct page *__rmqueue(struct zone *zone, unsigned int order, int mt, unsigned int alloc_flags)
+{
+	struct page *page = __rmqueue_smallest(zone, order, mt);
+
+	if (!page)
+		page = __rmqueue_fallback(zone, order, mt, alloc_flags);
+	return page;
+}
+
+/* ------------------------------------------------------------------------
+ * Invariants
+ * ---------------------------------------------------------------------- */
+
+static bool block_state_ok(const struct page *page, uint8_t zone_id, int tail_state)
+{
+	return page->state == tail_state && page->zone_id == zone_id;
+}
+
+/*
+ * The cheap check, after every op on a zone: the free lists' counters add
+ * up to NR_FREE_PAGES, and free + allocated == managed. O(orders).
+ */
+unsigned long _mm_buddy_check_counts(struct zone *zone)
+{
+	unsigned long bad = 0;
+	long sum = 0, isolated_pages = 0;
+
+	for (unsigned int o = 0; o <= zone->sim->max_order; o++)
+		sum += (long)(zone->free_area[o].nr_free << o);
+	/* ISOLATE blocks are free but not in NR_FREE_PAGES (none yet: counted for later). */
+	long nr_free = atomic_long_read(&zone->vm_stat[NR_FREE_PAGES]);
+	if (sum - isolated_pages != nr_free) {
+		zone_report(zone, "INV-BUDDY-NRFREE", -1, sum - isolated_pages, nr_free,
+			    "NR_FREE_PAGES differs from the free lists' nr_free*2^order");
+		bad++;
+	}
+	long alloc = atomic_long_read(&zone->nr_allocated);
+	long managed = (long)zone_managed_pages(zone);
+	if (nr_free + alloc != managed) {
+		zone_report(zone, "INV-ZONE-CONSERVATION", -1, managed, nr_free + alloc,
+			    "free %ld + allocated %ld != managed", nr_free, alloc);
+		bad++;
+	}
+	return bad;
+}
+
+static unsigned long check_free_lists(struct zone *zone, unsigned long *listed_pages)
+{
+	struct mm_sim *sim = zone->sim;
+	unsigned long bad = 0;
+
+	*listed_pages = 0;
+	for (unsigned int o = 0; o <= sim->max_order; o++) {
+		const struct free_area *area = &zone->free_area[o];
+		unsigned long n = 0;
+		for (int mt = 0; mt < MIGRATE_TYPES; mt++) {
+			uint32_t prev = PFN_NIL;
+			for (uint32_t p = area->head[mt]; p != PFN_NIL;) {
+				const struct page *page = pfn_to_page(sim, p);
+				if (!zone_spans_pfn(zone, p) || page->state != PG_BUDDY ||
+				    page->order != o || page->lru.prev != prev ||
+				    page->zone_id != zone->zone_id) {
+					zone_report(zone, "INV-BUDDY-LIST", p, (long long)o,
+						    page->state == PG_BUDDY ? page->order : -1,
+						    "free_area[%u] %s list holds a %s page", o,
+						    mm_migratetype_name(mt),
+						    _mm_page_state_name(page->state));
+					return bad + 1;
+				}
+				int block_mt = get_pfnblock_migratetype(sim, p);
+				if (block_mt != mt) {
+					zone_report(zone, "INV-BUDDY-MT", p, mt, block_mt,
+						    "order-%u block on the %s list sits in a %s "
+						    "pageblock",
+						    o, mm_migratetype_name(mt),
+						    mm_migratetype_name(block_mt));
+					bad++;
+				}
+				if (++n > area->nr_free) {
+					zone_report(zone, "INV-BUDDY-LIST", p,
+						    (long long)area->nr_free, (long long)n,
+						    "free_area[%u] longer than nr_free", o);
+					return bad + 1;
+				}
+				prev = p;
+				p = page->lru.next;
+			}
+			if (area->tail[mt] != prev) {
+				zone_report(zone, "INV-BUDDY-LIST", prev, prev, area->tail[mt],
+					    "free_area[%u] %s tail pointer is stale", o,
+					    mm_migratetype_name(mt));
+				bad++;
+			}
+		}
+		if (n != area->nr_free) {
+			zone_report(zone, "INV-BUDDY-NRFREE", -1, (long long)n,
+				    (long long)area->nr_free, "free_area[%u].nr_free", o);
+			bad++;
+		}
+		*listed_pages += n << o;
+	}
+	return bad;
+}
+
+/* Returns true if the free block at pfn should have merged with its buddy. */
+static bool mergeable_buddy(struct zone *zone, uint64_t pfn, unsigned int order)
+{
+	struct mm_sim *sim = zone->sim;
+	uint64_t buddy_pfn = pfn ^ (UINT64_C(1) << order);
+
+	if (order >= sim->max_order || !page_is_buddy(zone, buddy_pfn, order))
+		return false;
+	if (order >= sim->pageblock_order) {
+		int mt = get_pfnblock_migratetype(sim, pfn);
+		int bmt = get_pfnblock_migratetype(sim, buddy_pfn);
+		if (mt != bmt && (!migratetype_is_mergeable(mt) || !migratetype_is_mergeable(bmt)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The full scan: every pfn of the zone is in exactly one block state, blocks
+ * are aligned and inside the zone, no two free buddies could still merge,
+ * the lists and counters agree, and free + allocated + reserved == spanned.
+ */
+unsigned long _mm_buddy_check_zone(struct zone *zone)
+{
+	struct mm_sim *sim = zone->sim;
+	uint64_t start = zone->zone_start_pfn, end = start + zone->spanned_pages;
+	unsigned long bad = 0, nfree = 0, nalloc = 0, nreserved = 0, listed = 0;
+
+	for (uint64_t pfn = start; pfn < end;) {
+		const struct page *page = pfn_to_page(sim, pfn);
+		int tail_state;
+
+		if (page->zone_id != zone->zone_id) {
+			zone_report(zone, "INV-PAGE-ZONE", pfn, zone->zone_id, page->zone_id,
+				    "page descriptor names another zone");
+			return bad + 1;
+		}
+		switch (page->state) {
+		case PG_RESERVED:
+			nreserved++;
+			pfn++;
+			continue;
+		case PG_BUDDY:
+			tail_state = PG_FREE_TAIL;
+			break;
+		case PG_ALLOC:
+			tail_state = PG_ALLOC_TAIL;
+			break;
+		default:
+			zone_report(zone, "INV-PAGE-STATE", pfn, PG_BUDDY, page->state,
+				    "a %s page where a block must start",
+				    _mm_page_state_name(page->state));
+			return bad + 1;
+		}
+		unsigned int order = page->order;
+		uint64_t nr = UINT64_C(1) << order;
+		if (order > sim->max_order || (pfn & (nr - 1)) || pfn + nr > end) {
+			zone_report(zone, "INV-BUDDY-ALIGN", pfn, 0, order,
+				    "order-%u %s block misaligned or crossing the zone end", order,
+				    _mm_page_state_name(page->state));
+			return bad + 1;
+		}
+		for (uint64_t i = 1; i < nr; i++) {
+			if (!block_state_ok(pfn_to_page(sim, pfn + i), zone->zone_id, tail_state)) {
+				zone_report(zone, "INV-PAGE-STATE", pfn + i, tail_state,
+					    pfn_to_page(sim, pfn + i)->state,
+					    "inside the order-%u %s block at pfn %llu", order,
+					    _mm_page_state_name(page->state),
+					    (unsigned long long)pfn);
+				return bad + 1;
+			}
+		}
+		if (page->state == PG_BUDDY) {
+			nfree += nr;
+			/* Each pair once: from its lower half. */
+			if (!(pfn & nr) && mergeable_buddy(zone, pfn, order)) {
+				zone_report(
+					zone, "INV-BUDDY-MERGED", pfn, order + 1, order,
+					"free order-%u buddies at %llu and %llu were not merged",
+					order, (unsigned long long)pfn,
+					(unsigned long long)(pfn ^ nr));
+				bad++;
+			}
+			if (order > sim->pageblock_order) {
+				int mt = get_pfnblock_migratetype(sim, pfn);
+				for (uint64_t b = 1; b < (nr >> sim->pageblock_order); b++) {
+					uint64_t bp = pfn + (b << sim->pageblock_order);
+					if (get_pfnblock_migratetype(sim, bp) != mt) {
+						zone_report(zone, "INV-BUDDY-MT", bp, mt,
+							    get_pfnblock_migratetype(sim, bp),
+							    "pageblocks of one free order-%u block "
+							    "differ in type",
+							    order);
+						bad++;
+						break;
+					}
+				}
+			}
+		} else {
+			nalloc += nr;
+		}
+		pfn += nr;
+	}
+
+	bad += check_free_lists(zone, &listed);
+	if (listed != nfree) {
+		zone_report(zone, "INV-BUDDY-LIST", -1, (long long)nfree, (long long)listed,
+			    "pages in free blocks vs pages on the free lists");
+		bad++;
+	}
+	if (nalloc != (unsigned long)atomic_long_read(&zone->nr_allocated)) {
+		zone_report(zone, "INV-ZONE-CONSERVATION", -1, (long long)nalloc,
+			    atomic_long_read(&zone->nr_allocated),
+			    "allocated pages in the memmap vs the zone's count");
+		bad++;
+	}
+	if (nfree + nalloc + nreserved != zone->spanned_pages) {
+		zone_report(zone, "INV-ZONE-CONSERVATION", -1, (long long)zone->spanned_pages,
+			    (long long)(nfree + nalloc + nreserved),
+			    "free %lu + allocated %lu + reserved %lu != spanned", nfree, nalloc,
+			    nreserved);
+		bad++;
+	}
+	return bad + _mm_buddy_check_counts(zone);
+}

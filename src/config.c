@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * config.c - the simulated machine's description: defaults, validation and
+ * the names the text form and the tools print.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+static const char *const zone_names[MAX_NR_ZONES] = {"DMA", "DMA32", "Normal", "Movable", "Device"};
+
+static const char *const migratetype_names[MIGRATE_TYPES] = {"Unmovable", "Movable", "Reclaimable",
+							     "HighAtomic", "Isolate"};
+
+const char *mm_zone_name(enum zone_type zt)
+{
+	return (unsigned int)zt < MAX_NR_ZONES ? zone_names[zt] : "?";
+}
+
+const char *mm_migratetype_name(int mt)
+{
+	return mt >= 0 && mt < MIGRATE_TYPES ? migratetype_names[mt] : "?";
+}
+
+void mm_config_default(struct mm_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->nr_nodes = 1;
+	cfg->cpus_per_node[0] = 2;
+	cfg->max_order = MM_MAX_PAGE_ORDER;
+	cfg->pageblock_order = 9;
+	cfg->watermark_scale_factor = 10;
+	cfg->zones[0][ZONE_DMA32] = (struct mm_zone_config){0, 1024, 1024, 1024};
+	cfg->zones[0][ZONE_NORMAL] = (struct mm_zone_config){1024, 1024, 1024, 1024};
+}
+
+unsigned int mm_config_nr_cpus(const struct mm_config *cfg)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < cfg->nr_nodes && i < MM_MAX_NODES; i++)
+		n += cfg->cpus_per_node[i];
+	return n;
+}
+
+uint64_t mm_config_max_pfn(const struct mm_config *cfg)
+{
+	uint64_t end = 0;
+
+	for (unsigned int n = 0; n < cfg->nr_nodes && n < MM_MAX_NODES; n++) {
+		for (int z = 0; z < MAX_NR_ZONES; z++) {
+			const struct mm_zone_config *zc = &cfg->zones[n][z];
+			if (zc->spanned && zc->start_pfn + zc->spanned > end)
+				end = zc->start_pfn + zc->spanned;
+		}
+	}
+	return end;
+}
+
+#define FAIL(...)                                                                                  \
+	do {                                                                                       \
+		if (err)                                                                           \
+			snprintf(err, errlen, __VA_ARGS__);                                        \
+		return -1;                                                                         \
+	} while (0)
+
+int mm_config_validate(const struct mm_config *cfg, char *err, size_t errlen)
+{
+	if (cfg->nr_nodes < 1 || cfg->nr_nodes > MM_MAX_NODES)
+		FAIL("nodes must be 1..%d, not %u", MM_MAX_NODES, cfg->nr_nodes);
+	unsigned int cpus = mm_config_nr_cpus(cfg);
+	if (cpus < 1 || cpus > MM_MAX_CPUS)
+		FAIL("the machine needs 1..%d CPUs, not %u", MM_MAX_CPUS, cpus);
+	if (cfg->max_order < 1 || cfg->max_order > MM_MAX_PAGE_ORDER)
+		FAIL("max_order must be 1..%d, not %u", MM_MAX_PAGE_ORDER, cfg->max_order);
+	if (cfg->pageblock_order < 1 || cfg->pageblock_order > cfg->max_order)
+		FAIL("pageblock_order must be 1..max_order (%u), not %u", cfg->max_order,
+		     cfg->pageblock_order);
+	if (cfg->watermark_scale_factor < 1 || cfg->watermark_scale_factor > 3000)
+		FAIL("watermark_scale_factor must be 1..3000, not %u", cfg->watermark_scale_factor);
+	if (cfg->percpu_pagelist_high_fraction != 0 && cfg->percpu_pagelist_high_fraction < 8)
+		FAIL("percpu_pagelist_high_fraction must be 0 or >= 8, not %u",
+		     cfg->percpu_pagelist_high_fraction);
+
+	uint64_t total = 0;
+	for (unsigned int n = 0; n < cfg->nr_nodes; n++) {
+		for (int z = 0; z < MAX_NR_ZONES; z++) {
+			const struct mm_zone_config *zc = &cfg->zones[n][z];
+			if (zc->present > zc->spanned || zc->managed > zc->present)
+				FAIL("node %u zone %s: need managed <= present <= spanned", n,
+				     zone_names[z]);
+			if (z == ZONE_DEVICE && zc->spanned)
+				FAIL("node %u: the Device zone is modelled empty", n);
+			if (zc->start_pfn + zc->spanned >= PFN_NIL)
+				FAIL("node %u zone %s: pfns must stay below 2^32-1", n,
+				     zone_names[z]);
+			total += zc->managed;
+			/* Zones of one machine must not overlap. */
+			for (unsigned int m = 0; m <= n; m++) {
+				for (int y = 0; y < MAX_NR_ZONES; y++) {
+					const struct mm_zone_config *o = &cfg->zones[m][y];
+					if ((m == n && y >= z) || !o->spanned || !zc->spanned)
+						continue;
+					if (zc->start_pfn < o->start_pfn + o->spanned &&
+					    o->start_pfn < zc->start_pfn + zc->spanned)
+						FAIL("node %u zone %s overlaps node %u zone %s", n,
+						     zone_names[z], m, zone_names[y]);
+				}
+			}
+		}
+	}
+	if (total == 0)
+		FAIL("the machine has no managed pages");
+	return 0;
+}

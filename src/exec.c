@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * exec.c - the deterministic executor: runs a program's ops in order, each
+ * as its simulated CPU, on one thread, so the schedule is part of the input
+ * and every run of the same program is the same run. Cheap checks follow
+ * each op on the zone it touched; full scans run every K ops and at the end.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct handle {
+	long long pfn; /* -1: the allocation failed or has been freed */
+	uint32_t gen;
+	uint8_t order;
+};
+
+struct mm_exec {
+	struct mm_sim *sim;
+	struct handle *h;
+	size_t cap;
+	const struct mm_exec_opts *opts;
+	long cur_op;
+	long first_violation_op;
+	unsigned long skipped;
+};
+
+void mm_exec_opts_default(struct mm_exec_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->variant = -1;
+	o->check_every = 256;
+	o->stop_on_violation = true;
+}
+
+struct mm_exec *mm_exec_create(void)
+{
+	struct mm_exec *ex = calloc(1, sizeof(*ex));
+
+	if (!ex)
+		return NULL;
+	ex->sim = mm_sim_create();
+	if (!ex->sim) {
+		free(ex);
+		return NULL;
+	}
+	return ex;
+}
+
+void mm_exec_destroy(struct mm_exec *ex)
+{
+	if (!ex)
+		return;
+	mm_sim_destroy(ex->sim);
+	free(ex->h);
+	free(ex);
+}
+
+struct mm_sim *mm_exec_sim(struct mm_exec *ex)
+{
+	return ex->sim;
+}
+
+unsigned long mm_exec_skipped(const struct mm_exec *ex)
+{
+	return ex->skipped;
+}
+
+static void on_violation(const struct mm_violation *v, void *arg)
+{
+	struct mm_exec *ex = arg;
+
+	if (ex->first_violation_op < 0)
+		ex->first_violation_op = ex->cur_op;
+	if (ex->opts->on_violation)
+		ex->opts->on_violation(v, ex->opts->arg);
+}
+
+static struct zone *pfn_zone(struct mm_sim *sim, long long pfn)
+{
+	return page_zone(sim, pfn_to_page(sim, (uint64_t)pfn));
+}
+
+static void exec_op(struct mm_exec *ex, const struct mm_op *op, uint32_t *next_handle)
+{
+	struct mm_sim *sim = ex->sim;
+	struct handle *h;
+
+	if (op->kind != MM_OP_CHECK && op->kind != MM_OP_CPU_ONLINE &&
+	    !mm_cpu_is_online(sim, op->cpu)) {
+		/* An offline CPU runs nothing; its allocation simply never happens. */
+		if (op->kind == MM_OP_ALLOC)
+			ex->h[(*next_handle)++].pfn = -1;
+		ex->skipped++;
+		return;
+	}
+	mm_set_current_cpu(op->cpu);
+	switch (op->kind) {
+	case MM_OP_ALLOC:
+		h = &ex->h[(*next_handle)++];
+		h->order = op->order;
+		h->pfn = mm_alloc_pages(sim, op->order, op->gfp, op->node, (uint32_t)(h - ex->h),
+					&h->gen);
+		if (h->pfn >= 0)
+			_mm_check_zone_cheap(pfn_zone(sim, h->pfn));
+		break;
+	case MM_OP_FREE:
+		h = &ex->h[op->arg];
+		if (op->arg >= *next_handle || h->pfn < 0) {
+			ex->skipped++;
+			break;
+		}
+		mm_free_pages(sim, (uint64_t)h->pfn, h->order, op->arg, h->gen);
+		_mm_check_zone_cheap(pfn_zone(sim, h->pfn));
+		h->pfn = -1;
+		break;
+	case MM_OP_CPU_OFFLINE:
+		if (mm_cpu_offline(sim, op->cpu))
+			ex->skipped++;
+		break;
+	case MM_OP_CPU_ONLINE:
+		if (mm_cpu_online(sim, op->cpu))
+			ex->skipped++;
+		break;
+	case MM_OP_SET_MIN_FREE_KBYTES:
+		mm_set_min_free_kbytes(sim, op->arg);
+		break;
+	case MM_OP_SET_WSF:
+		mm_set_watermark_scale_factor(sim, op->arg);
+		break;
+	case MM_OP_CHECK:
+		mm_check_full(sim);
+		break;
+	default:
+		ex->skipped++;
+		break;
+	}
+}
+
+long mm_exec_run(struct mm_exec *ex, const struct mm_prog *p, const struct mm_exec_opts *o,
+		 long *failed_op)
+{
+	struct mm_exec_opts def;
+	uint32_t next_handle = 0;
+
+	if (!o) {
+		mm_exec_opts_default(&def);
+		o = &def;
+	}
+	*failed_op = -1;
+	if (p->nr_allocs > ex->cap) {
+		struct handle *h = realloc(ex->h, p->nr_allocs * sizeof(*h));
+		if (!h)
+			return -1;
+		ex->h = h;
+		ex->cap = p->nr_allocs;
+	}
+	ex->opts = o;
+	ex->first_violation_op = -1;
+	ex->skipped = 0;
+	ex->cur_op = 0;
+	if (mm_sim_init(ex->sim, &p->cfg, o->variant))
+		return -1;
+	ex->sim->serial = true;
+	mm_sim_set_violation_handler(ex->sim, on_violation, ex);
+
+	for (unsigned int i = 0; i < p->nr_ops; i++) {
+		ex->cur_op = i;
+		exec_op(ex, &p->ops[i], &next_handle);
+		if (o->check_every && (i + 1) % o->check_every == 0)
+			mm_check_full(ex->sim);
+		if (o->stop_on_violation && ex->first_violation_op >= 0)
+			break;
+	}
+	if (ex->first_violation_op < 0 || !o->stop_on_violation) {
+		ex->cur_op = p->nr_ops;
+		mm_set_current_cpu(0);
+		mm_check_full(ex->sim);
+	}
+	*failed_op = ex->first_violation_op;
+	return (long)mm_sim_violations(ex->sim);
+}

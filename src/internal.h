@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * internal.h - structures and cross-file functions of the core.
+ *
+ * Naming: kernel names where a kernel thing is modelled (struct zone,
+ * __free_one_page, __zone_watermark_ok); a leading "__" means the caller
+ * holds zone->lock, as in mm/page_alloc.c. Invariant checks live beside the
+ * subsystem they check and report through mm_report_violation().
+ */
+#ifndef MM_INTERNAL_H
+#define MM_INTERNAL_H
+
+#include "atomic.h"
+#include "mmcore.h"
+
+#include <stdarg.h>
+
+#define PFN_NIL UINT32_MAX
+
+/* ------------------------------------------------------------------------
+ * Page descriptors (16 bytes) and pageblock flags
+ * ---------------------------------------------------------------------- */
+
+enum page_state {
+	PG_NOZONE,     /* in no zone: a gap in the pfn space */
+	PG_RESERVED,   /* spanned but not managed (holes, memblock reserved) */
+	PG_BUDDY,      /* head of a free block on a free_area list */
+	PG_FREE_TAIL,  /* tail page of a free block */
+	PG_ALLOC,      /* head of an allocated block */
+	PG_ALLOC_TAIL, /* tail page of an allocated block */
+	NR_PAGE_STATES
+};
+
+struct page {
+	uint8_t state;	  /* enum page_state */
+	uint8_t order;	  /* heads: block order */
+	uint8_t zone_id;  /* node * MAX_NR_ZONES + zone type */
+	uint8_t alloc_mt; /* allocated pages: migratetype of the request */
+	uint32_t spare;	  /* room for the pcp cpu in a later layer */
+	union {
+		struct { /* free: free_area list links, by pfn */
+			uint32_t next, prev;
+		} lru;
+		struct { /* allocated: the stamp checked at free */
+			uint32_t owner, gen;
+		} stamp;
+	};
+};
+
+_Static_assert(sizeof(struct page) <= 16, "page descriptor must stay within 16 bytes");
+
+#define PB_MIGRATETYPE_MASK 0x7u
+#define PB_SKIP		    0x8u
+
+/* ------------------------------------------------------------------------
+ * Zones and nodes
+ * ---------------------------------------------------------------------- */
+
+/* ALLOC_* flags, values as in mm/internal.h (6.3+). */
+#define ALLOC_WMARK_MIN	    WMARK_MIN
+#define ALLOC_WMARK_LOW	    WMARK_LOW
+#define ALLOC_WMARK_HIGH    WMARK_HIGH
+#define ALLOC_NO_WATERMARKS 0x04
+#define ALLOC_WMARK_MASK    (ALLOC_NO_WATERMARKS - 1)
+#define ALLOC_OOM	    0x08
+#define ALLOC_NON_BLOCK	    0x10
+#define ALLOC_MIN_RESERVE   0x20
+#define ALLOC_CPUSET	    0x40
+#define ALLOC_CMA	    0x80
+#define ALLOC_NOFRAGMENT    0x100
+#define ALLOC_HIGHATOMIC    0x200
+#define ALLOC_KSWAPD	    0x800
+#define ALLOC_RESERVES	    (ALLOC_NON_BLOCK | ALLOC_MIN_RESERVE | ALLOC_HIGHATOMIC | ALLOC_OOM)
+
+enum zone_stat_item {
+	NR_FREE_PAGES,
+	NR_VM_ZONE_STAT_ITEMS
+};
+
+struct free_area {
+	/* Heads are read without the lock by __zone_watermark_ok(). */
+	uint32_t head[MIGRATE_TYPES];
+	uint32_t tail[MIGRATE_TYPES];
+	unsigned long nr_free;
+};
+
+struct zone {
+	spinlock_t lock;
+	struct mm_sim *sim;
+	int node;
+	enum zone_type type;
+	uint8_t zone_id;
+	uint64_t zone_start_pfn;
+	uint64_t spanned_pages;
+	uint64_t present_pages;
+	atomic_long managed_pages;
+
+	unsigned long _watermark[NR_WMARK];
+	unsigned long watermark_boost;
+	unsigned long lowmem_reserve[MAX_NR_ZONES];
+	unsigned long nr_reserved_highatomic;
+
+	struct free_area free_area[MM_NR_PAGE_ORDERS];
+	atomic_long vm_stat[NR_VM_ZONE_STAT_ITEMS];
+	atomic_long nr_allocated; /* pages handed out: the conservation check */
+};
+
+#define MM_MAX_ZONEREFS (MM_MAX_NODES * MAX_NR_ZONES)
+
+struct pglist_data {
+	int node_id;
+	struct zone node_zones[MAX_NR_ZONES];
+	/* ZONELIST_FALLBACK and ZONELIST_NOFALLBACK, highest zone first. */
+	struct zone *zonelist[MM_MAX_ZONEREFS + 1];
+	struct zone *zonelist_nofallback[MAX_NR_ZONES + 1];
+};
+
+/* ------------------------------------------------------------------------
+ * Policies: the formulas and the historical bugs a variant switches on
+ * ---------------------------------------------------------------------- */
+
+struct mm_policy {
+	int buddy_no_merge_order; /* -1: merge at every order */
+	bool wmark_ignore_min;	  /* a zone refused at the min mark is used anyway */
+};
+
+void _mm_policy_default(struct mm_policy *p);
+void _mm_policy_apply_variant(struct mm_policy *p, int variant);
+
+/* ------------------------------------------------------------------------
+ * The machine
+ * ---------------------------------------------------------------------- */
+
+struct mm_stats_atomic {
+	atomic_ullong zone_lock_acquisitions;
+	atomic_ullong alloc_success, alloc_fail, frees;
+	atomic_ullong wmark_refused;
+	atomic_ullong splits, merges, fallbacks, blocks_stolen;
+	atomic_ullong full_checks;
+};
+
+struct mm_sim {
+	struct mm_config cfg;
+	struct mm_policy policy;
+	int variant;
+	unsigned int max_order; /* MAX_PAGE_ORDER of this machine */
+	unsigned int pageblock_order;
+
+	unsigned int nr_nodes;
+	struct pglist_data *node_data[MM_MAX_NODES];
+	struct pglist_data *pgdat_buf; /* nr_nodes entries */
+	size_t pgdat_cap;
+
+	struct page *mem_map;
+	uint64_t max_pfn;
+	size_t memmap_cap;
+	uint8_t *pageblock_flags;
+	size_t pb_cap;
+
+	unsigned int nr_cpus;
+	int cpu_to_node[MM_MAX_CPUS];
+	atomic_bool cpu_online[MM_MAX_CPUS];
+	atomic_uint nr_online;
+	pthread_mutex_t hotplug_lock; /* cpu_hotplug_lock + the sysctl mutexes */
+
+	unsigned int min_free_kbytes;
+	bool user_min_free_kbytes;
+	unsigned int watermark_scale_factor;
+
+	atomic_uint next_gen;
+	/* Single-threaded driver: exact checks that races would break hold. */
+	bool serial;
+
+	mm_violation_fn on_violation;
+	void *violation_arg;
+	atomic_ulong nr_violations;
+
+	struct mm_stats_atomic stats;
+	size_t reset_bytes;
+};
+
+static inline struct page *pfn_to_page(struct mm_sim *sim, uint64_t pfn)
+{
+	return &sim->mem_map[pfn];
+}
+
+static inline uint64_t page_to_pfn(const struct mm_sim *sim, const struct page *page)
+{
+	return (uint64_t)(page - sim->mem_map);
+}
+
+static inline struct zone *zone_by_id(struct mm_sim *sim, unsigned int zone_id)
+{
+	return &sim->node_data[zone_id / MAX_NR_ZONES]->node_zones[zone_id % MAX_NR_ZONES];
+}
+
+static inline struct zone *page_zone(struct mm_sim *sim, const struct page *page)
+{
+	return zone_by_id(sim, page->zone_id);
+}
+
+static inline bool zone_spans_pfn(const struct zone *z, uint64_t pfn)
+{
+	return pfn >= z->zone_start_pfn && pfn < z->zone_start_pfn + z->spanned_pages;
+}
+
+static inline unsigned long zone_managed_pages(const struct zone *z)
+{
+	return (unsigned long)atomic_long_read(&z->managed_pages);
+}
+
+static inline bool populated_zone(const struct zone *z)
+{
+	return z->present_pages != 0;
+}
+
+static inline bool managed_zone(const struct zone *z)
+{
+	return zone_managed_pages(z) != 0;
+}
+
+static inline unsigned long wmark_pages(const struct zone *z, int i)
+{
+	return READ_ONCE(z->_watermark[i]) + READ_ONCE(z->watermark_boost);
+}
+
+static inline long zone_page_state(const struct zone *z, enum zone_stat_item item)
+{
+	long x = atomic_long_read(&z->vm_stat[item]);
+	return x < 0 ? 0 : x;
+}
+
+static inline void zone_lock(struct zone *z)
+{
+	spin_lock(&z->lock);
+	stat_inc(&z->sim->stats.zone_lock_acquisitions);
+}
+
+static inline void zone_unlock(struct zone *z)
+{
+	spin_unlock(&z->lock);
+}
+
+static inline bool migratetype_is_mergeable(int mt)
+{
+	return mt < MIGRATE_PCPTYPES;
+}
+
+/* page.c */
+int get_pfnblock_migratetype(const struct mm_sim *sim, uint64_t pfn);
+void set_pageblock_migratetype(struct mm_sim *sim, uint64_t pfn, int mt);
+void change_pageblock_range(struct mm_sim *sim, uint64_t pfn, unsigned int order, int mt);
+uint64_t pageblock_start_pfn(const struct mm_sim *sim, uint64_t pfn);
+const char *_mm_page_state_name(int state);
+
+/* buddy.c */
+void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt);
+struct page *__rmqueue_smallest(struct zone *zone, unsigned int order, int mt);
+struct page *__rmqueue(struct zone *zone, unsigned int order, int mt, unsigned int alloc_flags);
+bool free_area_empty(const struct free_area *area, int mt);
+void _mm_free_area_init(struct zone *zone);
+bool prep_move_freepages_block(struct zone *zone, uint64_t pfn, uint64_t *start_pfn,
+			       unsigned long *free_pages, unsigned long *movable_pages);
+void __move_freepages_block(struct zone *zone, uint64_t start, int old_mt, int new_mt);
+unsigned long _mm_buddy_check_zone(struct zone *zone);
+unsigned long _mm_buddy_check_counts(struct zone *zone);
+
+/* watermark.c */
+unsigned int calculate_min_free_kbytes(const struct mm_sim *sim);
+void __setup_per_zone_wmarks(struct mm_sim *sim);
+void setup_per_zone_lowmem_reserve(struct mm_sim *sim);
+void init_per_zone_wmark_min(struct mm_sim *sim);
+long __zone_watermark_unusable_free(const struct zone *z, unsigned int order,
+				    unsigned int alloc_flags);
+long _mm_wmark_reserve_floor(long mark, unsigned int alloc_flags);
+bool __zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
+			 int highest_zoneidx, unsigned int alloc_flags, long free_pages);
+bool zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
+		       int highest_zoneidx, unsigned int alloc_flags);
+bool zone_watermark_fast(const struct zone *z, unsigned int order, unsigned long mark,
+			 int highest_zoneidx, unsigned int alloc_flags);
+
+/* alloc.c */
+void _mm_build_zonelists(struct mm_sim *sim);
+void account_freepages(struct zone *zone, long nr_pages, int mt);
+
+/* topology.c */
+void _mm_topology_init(struct mm_sim *sim);
+
+/* report.c */
+void mm_report_violation(struct mm_sim *sim, const char *id, int node, int zone, int cpu,
+			 long long pfn, long long expected, long long actual, const char *fmt, ...)
+	__attribute__((format(printf, 9, 10)));
+#define zone_report(z, id, pfn, exp, act, ...)                                                     \
+	mm_report_violation((z)->sim, id, (z)->node, (int)(z)->type, mm_current_cpu(), pfn, exp,   \
+			    act, __VA_ARGS__)
+
+/* check.c */
+unsigned long _mm_check_zone_cheap(struct zone *z);
+
+/* Iterate over the populated zones of every node. */
+#define for_each_zone(sim, z)                                                                      \
+	for (unsigned int _n = 0; _n < (sim)->nr_nodes; _n++)                                      \
+		for (struct zone *z = (sim)->node_data[_n]->node_zones;                            \
+		     z < (sim)->node_data[_n]->node_zones + MAX_NR_ZONES; z++)
+
+#endif /* MM_INTERNAL_H */

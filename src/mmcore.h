@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mmcore.h - the public API of mmcore, a userspace model of the Linux page
+ * allocator built to check its invariants under fuzzing and stress.
+ *
+ * Three layers use it: the allocator core (struct mm_sim), the operation
+ * language that turns bytes or text into programs (struct mm_prog), and the
+ * executor that runs a program deterministically on simulated CPUs.
+ * Internals live in src/internal.h.
+ */
+#ifndef MMCORE_H
+#define MMCORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------
+ * Machine limits and kernel enums
+ * ---------------------------------------------------------------------- */
+
+#define MM_MAX_NODES	  8
+#define MM_MAX_CPUS	  256
+#define MM_MAX_PAGE_ORDER 10 /* the kernel's MAX_PAGE_ORDER default */
+#define MM_NR_PAGE_ORDERS (MM_MAX_PAGE_ORDER + 1)
+#define MM_PAGE_SHIFT	  12
+
+enum zone_type {
+	ZONE_DMA,
+	ZONE_DMA32,
+	ZONE_NORMAL,
+	ZONE_MOVABLE,
+	ZONE_DEVICE,
+	MAX_NR_ZONES
+};
+
+/* No CONFIG_CMA: MIGRATE_ISOLATE follows HIGHATOMIC directly. */
+enum migratetype {
+	MIGRATE_UNMOVABLE,
+	MIGRATE_MOVABLE,
+	MIGRATE_RECLAIMABLE,
+	MIGRATE_PCPTYPES,
+	MIGRATE_HIGHATOMIC = MIGRATE_PCPTYPES,
+	MIGRATE_ISOLATE,
+	MIGRATE_TYPES
+};
+
+enum zone_watermarks {
+	WMARK_MIN,
+	WMARK_LOW,
+	WMARK_HIGH,
+	WMARK_PROMO,
+	NR_WMARK
+};
+
+/* The gfp bits the model understands (a subset of the kernel's). */
+#define MM_GFP_DMA	      0x01u
+#define MM_GFP_DMA32	      0x02u
+#define MM_GFP_MOVABLE	      0x04u /* __GFP_MOVABLE: MIGRATE_MOVABLE */
+#define MM_GFP_RECLAIMABLE    0x08u /* __GFP_RECLAIMABLE */
+#define MM_GFP_HIGH	      0x10u /* __GFP_HIGH -> ALLOC_MIN_RESERVE */
+#define MM_GFP_DIRECT_RECLAIM 0x20u /* absent: ALLOC_NON_BLOCK (+HIGHATOMIC) */
+#define MM_GFP_THISNODE	      0x40u
+#define MM_GFP_NOMEMALLOC     0x80u
+#define MM_GFP_MEMALLOC	      0x100u /* ALLOC_NO_WATERMARKS */
+#define MM_GFP_OOM	      0x200u /* not a gfp bit: the caller is an OOM victim (ALLOC_OOM) */
+#define MM_GFP_HIGHMEM	      0x400u /* with MOVABLE: highest zone ZONE_MOVABLE */
+#define MM_GFP_KSWAPD_RECLAIM 0x800u
+#define MM_GFP_ALL	      0xfffu
+
+#define MM_GFP_KERNEL		(MM_GFP_DIRECT_RECLAIM | MM_GFP_KSWAPD_RECLAIM)
+#define MM_GFP_ATOMIC		(MM_GFP_HIGH | MM_GFP_KSWAPD_RECLAIM)
+#define MM_GFP_NOWAIT		MM_GFP_KSWAPD_RECLAIM
+#define MM_GFP_HIGHUSER_MOVABLE (MM_GFP_KERNEL | MM_GFP_HIGHMEM | MM_GFP_MOVABLE)
+
+/* ------------------------------------------------------------------------
+ * Machine configuration
+ * ---------------------------------------------------------------------- */
+
+struct mm_zone_config {
+	uint64_t start_pfn;
+	uint64_t spanned; /* pfns the zone spans, holes included */
+	uint64_t present; /* spanned minus holes */
+	uint64_t managed; /* present minus reserved: what the buddy gets */
+};
+
+struct mm_config {
+	unsigned int nr_nodes; /* 1..MM_MAX_NODES */
+	unsigned int cpus_per_node[MM_MAX_NODES];
+	struct mm_zone_config zones[MM_MAX_NODES][MAX_NR_ZONES];
+	unsigned int max_order;			    /* MAX_PAGE_ORDER: pageblock_order..10 */
+	unsigned int pageblock_order;		    /* 1..max_order */
+	unsigned int min_free_kbytes;		    /* 0: the kernel's default formula */
+	unsigned int watermark_scale_factor;	    /* 1..3000, kernel default 10 */
+	unsigned int percpu_pagelist_high_fraction; /* 0 or >= 8 */
+};
+
+/* Fills a small valid machine: 1 node, 2 CPUs, DMA32 + Normal. */
+void mm_config_default(struct mm_config *cfg);
+/* Returns 0, or -1 with a one-line reason in err. */
+int mm_config_validate(const struct mm_config *cfg, char *err, size_t errlen);
+unsigned int mm_config_nr_cpus(const struct mm_config *cfg);
+/* Pages the simulation must describe (the highest zone end pfn). */
+uint64_t mm_config_max_pfn(const struct mm_config *cfg);
+const char *mm_zone_name(enum zone_type zt);
+const char *mm_migratetype_name(int mt);
+
+/* ------------------------------------------------------------------------
+ * Violations: every invariant failure goes through mm_report_violation()
+ * ---------------------------------------------------------------------- */
+
+#define MM_NONE (-1L)
+
+struct mm_violation {
+	const char *id;	     /* stable: "INV-BUDDY-MERGED" */
+	int node, zone, cpu; /* -1 when not applicable */
+	long long pfn;	     /* -1 when not applicable */
+	long long expected, actual;
+	char detail[160];
+};
+
+typedef void (*mm_violation_fn)(const struct mm_violation *v, void *arg);
+
+/* Formats v on one line (no newline) into buf. */
+void mm_violation_format(const struct mm_violation *v, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------
+ * Policies and variants (historical bugs switched back on)
+ * ---------------------------------------------------------------------- */
+
+struct mm_variant {
+	const char *name;   /* "buddy-no-merge-order3" */
+	const char *target; /* fuzz target that should catch it */
+	const char *breaks; /* one line: what it breaks */
+};
+
+size_t mm_variant_count(void);
+const struct mm_variant *mm_variant_at(size_t i);
+/* NULL name or "" or "none" means the correct model. Returns -1 if unknown. */
+int mm_variant_lookup(const char *name);
+
+/* ------------------------------------------------------------------------
+ * The simulated machine
+ * ---------------------------------------------------------------------- */
+
+struct mm_sim;
+
+struct mm_sim *mm_sim_create(void);
+void mm_sim_destroy(struct mm_sim *sim);
+/*
+ * (Re)builds the machine described by cfg, with variant (index or -1),
+ * reusing buffers when they are large enough: the per-input reset. Returns
+ * 0, or -1 when cfg is invalid or memory is short.
+ */
+int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant);
+void mm_sim_set_violation_handler(struct mm_sim *sim, mm_violation_fn fn, void *arg);
+/* Number of violations reported so far. */
+unsigned long mm_sim_violations(const struct mm_sim *sim);
+/* Bytes the last mm_sim_init() wrote: the per-input reset cost. */
+size_t mm_sim_reset_bytes(const struct mm_sim *sim);
+size_t mm_page_descriptor_size(void);
+
+/* The simulated CPU the calling thread runs as (thread-local). */
+void mm_set_current_cpu(int cpu);
+int mm_current_cpu(void);
+
+int mm_cpu_online(struct mm_sim *sim, int cpu);
+int mm_cpu_offline(struct mm_sim *sim, int cpu);
+bool mm_cpu_is_online(const struct mm_sim *sim, int cpu);
+unsigned int mm_num_online_cpus(const struct mm_sim *sim);
+unsigned int mm_nr_cpus(const struct mm_sim *sim);
+int mm_cpu_to_node(const struct mm_sim *sim, int cpu);
+
+/* Sysctls: recompute watermarks and reserves as the kernel does. */
+void mm_set_min_free_kbytes(struct mm_sim *sim, unsigned int kbytes);
+void mm_set_watermark_scale_factor(struct mm_sim *sim, unsigned int factor);
+
+/*
+ * An allocation as the current CPU. owner tags every page of the block (the
+ * stamp); the generation is returned in *gen. Returns the first pfn, or -1
+ * when no zone could satisfy it (no OOM killer in the model).
+ */
+long long mm_alloc_pages(struct mm_sim *sim, unsigned int order, unsigned int gfp,
+			 int preferred_nid, uint32_t owner, uint32_t *gen);
+/* Frees a block; its stamp must still be (owner, gen). */
+void mm_free_pages(struct mm_sim *sim, uint64_t pfn, unsigned int order, uint32_t owner,
+		   uint32_t gen);
+
+/* Runs every invariant over the whole machine. Returns violations found. */
+unsigned long mm_check_full(struct mm_sim *sim);
+
+/* Read-only views used by tools and tests. */
+struct mm_zone_info {
+	int node;
+	enum zone_type type;
+	uint64_t start_pfn, spanned, present, managed;
+	unsigned long wmark[NR_WMARK];
+	unsigned long lowmem_reserve[MAX_NR_ZONES];
+	long nr_free_pages; /* NR_FREE_PAGES */
+	unsigned long nr_free[MM_NR_PAGE_ORDERS];
+};
+int mm_zone_info(const struct mm_sim *sim, int node, enum zone_type zt, struct mm_zone_info *out);
+unsigned int mm_sim_min_free_kbytes(const struct mm_sim *sim);
+
+struct mm_stats {
+	unsigned long long zone_lock_acquisitions;
+	unsigned long long alloc_success, alloc_fail, frees;
+	unsigned long long wmark_refused; /* zone skipped by the watermark check */
+	unsigned long long splits, merges, fallbacks, blocks_stolen;
+	unsigned long long full_checks;
+};
+void mm_sim_stats(const struct mm_sim *sim, struct mm_stats *out);
+
+/* ------------------------------------------------------------------------
+ * The operation language
+ * ---------------------------------------------------------------------- */
+
+enum mm_op_kind {
+	MM_OP_ALLOC,
+	MM_OP_FREE,
+	MM_OP_CPU_OFFLINE,
+	MM_OP_CPU_ONLINE,
+	MM_OP_SET_MIN_FREE_KBYTES,
+	MM_OP_SET_WSF,
+	MM_OP_CHECK,
+	MM_NR_OP_KINDS
+};
+
+struct mm_op {
+	uint8_t kind;  /* enum mm_op_kind */
+	uint8_t order; /* ALLOC */
+	int16_t node;  /* ALLOC: preferred node, -1 = the CPU's node */
+	uint16_t cpu;  /* the simulated CPU that runs the op */
+	uint16_t gfp;  /* ALLOC: MM_GFP_* */
+	uint32_t arg;  /* FREE: alloc handle; SET_*: the value */
+};
+
+/* Limits the decoder clamps a fuzz input's machine into. */
+struct mm_limits {
+	unsigned int max_nodes;
+	unsigned int max_cpus_per_node;
+	uint64_t max_total_pages; /* keeps the per-input reset small */
+	unsigned int max_ops;
+};
+
+void mm_limits_default(struct mm_limits *lim);
+
+struct mm_prog {
+	struct mm_config cfg;
+	unsigned int nr_ops;
+	unsigned int cap_ops;
+	unsigned int nr_allocs; /* alloc ops, numbered 0.. in order */
+	struct mm_op *ops;
+};
+
+void mm_prog_init(struct mm_prog *p);
+void mm_prog_free(struct mm_prog *p);
+/* Returns 0, or -1 on allocation failure (never for the input's content). */
+int mm_prog_push(struct mm_prog *p, const struct mm_op *op);
+
+/* Total: any byte string decodes to a valid program. */
+int mm_decode(const uint8_t *data, size_t len, const struct mm_limits *lim, struct mm_prog *out);
+/* The binary form of a program; decode(encode(p)) == p. Returns bytes, or
+ * -1 if buf is too small (pass NULL/0 to measure). */
+long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len);
+
+/* Text form: one op per line; print(parse(t)) == t for printed text. */
+void mm_print_op(FILE *f, const struct mm_prog *p, unsigned int i);
+void mm_print_config(FILE *f, const struct mm_config *cfg);
+void mm_print_prog(FILE *f, const struct mm_prog *p);
+/* Returns 0, or -1 with "line N: reason" in err. */
+int mm_parse_prog(const char *text, struct mm_prog *out, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------
+ * The executor: deterministic, one thread, each op runs as its CPU
+ * ---------------------------------------------------------------------- */
+
+struct mm_exec;
+
+struct mm_exec_opts {
+	int variant;		  /* -1: the correct model */
+	unsigned int check_every; /* full scan every K ops (0: only at the end) */
+	bool stop_on_violation;
+	mm_violation_fn on_violation;
+	void *arg;
+};
+
+void mm_exec_opts_default(struct mm_exec_opts *o);
+struct mm_exec *mm_exec_create(void);
+void mm_exec_destroy(struct mm_exec *ex);
+/*
+ * Runs p from a fresh machine. Returns the number of violations, or -1 when
+ * the machine cannot be built (invalid config, no memory). *failed_op is the
+ * index of the op during which the first violation was found (p->nr_ops for
+ * the final check), -1 when clean.
+ */
+long mm_exec_run(struct mm_exec *ex, const struct mm_prog *p, const struct mm_exec_opts *o,
+		 long *failed_op);
+/* Ops skipped because their CPU was offline or their handle not live. */
+unsigned long mm_exec_skipped(const struct mm_exec *ex);
+struct mm_sim *mm_exec_sim(struct mm_exec *ex);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MMCORE_H */

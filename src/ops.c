@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ops.c - the binary form of the operation language: bytes -> program
+ * (total: every byte string is a valid program) and program -> bytes.
+ *
+ * Layout: a 32-byte machine header, then ops, each an opcode byte and its
+ * arguments. Bytes past the end read as zero, so a truncated input is a
+ * shorter program, never an error. Free ops name a live allocation by its
+ * position among the allocations not yet freed, so the decoder resolves
+ * handles statically and the text form can name them ("a3").
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HDR_LEN 32
+
+enum {
+	HDR_NODES = 0,
+	HDR_CPUS = 1, /* 8 bytes, one per node */
+	HDR_ORDERS = 9,
+	HDR_ZONE_SIZE = 10, /* 4 x u16: DMA, DMA32, Normal, Movable */
+	HDR_RESERVED = 18,  /* 4 x u8 */
+	HDR_START_PFN = 22,
+	HDR_MIN_FREE = 23, /* u16, 0: the kernel's default */
+	HDR_WSF = 25,	   /* u16, 0: 10 */
+	HDR_HIGH_FRACTION = 27,
+};
+
+/* Opcode byte: mod 16, allocs and frees weighted up. */
+#define OPC_ALLOC   0
+#define OPC_FREE    7
+#define OPC_OFFLINE 12
+#define OPC_ONLINE  13
+#define OPC_SYSCTL  14
+#define OPC_CHECK   15
+
+void mm_limits_default(struct mm_limits *lim)
+{
+	lim->max_nodes = 4;
+	lim->max_cpus_per_node = 8;
+	lim->max_total_pages = 2048;
+	lim->max_ops = 2048;
+}
+
+void mm_prog_init(struct mm_prog *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+void mm_prog_free(struct mm_prog *p)
+{
+	free(p->ops);
+	memset(p, 0, sizeof(*p));
+}
+
+int mm_prog_push(struct mm_prog *p, const struct mm_op *op)
+{
+	if (p->nr_ops == p->cap_ops) {
+		unsigned int cap = p->cap_ops ? p->cap_ops * 2 : 256;
+		struct mm_op *ops = realloc(p->ops, cap * sizeof(*ops));
+		if (!ops)
+			return -1;
+		p->ops = ops;
+		p->cap_ops = cap;
+	}
+	p->ops[p->nr_ops++] = *op;
+	if (op->kind == MM_OP_ALLOC)
+		p->nr_allocs++;
+	return 0;
+}
+
+/* A gfp mask the kernel would accept: drop the bits a bad combination adds. */
+static unsigned int gfp_normalize(unsigned int gfp)
+{
+	gfp &= MM_GFP_ALL;
+	if (gfp & MM_GFP_DMA)
+		gfp &= ~MM_GFP_DMA32;
+	if (gfp & (MM_GFP_DMA | MM_GFP_DMA32))
+		gfp &= ~MM_GFP_HIGHMEM;
+	if (gfp & MM_GFP_MOVABLE)
+		gfp &= ~MM_GFP_RECLAIMABLE;
+	return gfp;
+}
+
+/* ------------------------------------------------------------------------
+ * Decoding
+ * ---------------------------------------------------------------------- */
+
+struct reader {
+	const uint8_t *data;
+	size_t len, pos;
+};
+
+static unsigned int rd8(struct reader *r)
+{
+	return r->pos < r->len ? r->data[r->pos++] : (r->pos++, 0u);
+}
+
+static unsigned int rd16(struct reader *r)
+{
+	unsigned int lo = rd8(r);
+	return lo | (rd8(r) << 8);
+}
+
+static unsigned int hdr8(const uint8_t *d, size_t len, size_t i)
+{
+	return i < len ? d[i] : 0;
+}
+
+static unsigned int hdr16(const uint8_t *d, size_t len, size_t i)
+{
+	return hdr8(d, len, i) | (hdr8(d, len, i + 1) << 8);
+}
+
+static const enum zone_type hdr_zones[4] = {ZONE_DMA, ZONE_DMA32, ZONE_NORMAL, ZONE_MOVABLE};
+
+static void decode_config(const uint8_t *d, size_t len, const struct mm_limits *lim,
+			  struct mm_config *cfg)
+{
+	uint64_t size[MM_MAX_NODES][4] = {{0}};
+	uint64_t total = 0;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->nr_nodes = 1 + hdr8(d, len, HDR_NODES) % lim->max_nodes;
+	for (unsigned int n = 0; n < cfg->nr_nodes; n++)
+		cfg->cpus_per_node[n] = 1 + hdr8(d, len, HDR_CPUS + n) % lim->max_cpus_per_node;
+
+	unsigned int ob = hdr8(d, len, HDR_ORDERS);
+	cfg->max_order = MM_MAX_PAGE_ORDER - (ob & 7);
+	if (cfg->max_order < 3)
+		cfg->max_order = 3;
+	static const int pb_delta[3] = {-1, 0, -2};
+	cfg->pageblock_order = (unsigned int)((int)cfg->max_order + pb_delta[(ob >> 3) % 3]);
+
+	/* DMA and DMA32 exist on node 0 only, as on x86-64. */
+	for (unsigned int n = 0; n < cfg->nr_nodes; n++) {
+		for (int i = n ? 2 : 0; i < 4; i++) {
+			size[n][i] = hdr16(d, len, HDR_ZONE_SIZE + 2 * (size_t)i);
+			total += size[n][i];
+		}
+	}
+	if (total == 0) {
+		size[0][2] = UINT64_C(1) << cfg->max_order;
+		total = size[0][2];
+	}
+	if (size[0][2] > lim->max_total_pages && total == size[0][2])
+		size[0][2] = lim->max_total_pages;
+	else if (total > lim->max_total_pages)
+		for (unsigned int n = 0; n < cfg->nr_nodes; n++)
+			for (int i = 0; i < 4; i++)
+				size[n][i] = size[n][i] * lim->max_total_pages / total;
+
+	uint64_t pfn = hdr8(d, len, HDR_START_PFN);
+	for (unsigned int n = 0; n < cfg->nr_nodes; n++) {
+		for (int i = 0; i < 4; i++) {
+			struct mm_zone_config *zc = &cfg->zones[n][hdr_zones[i]];
+			uint64_t reserved = hdr8(d, len, HDR_RESERVED + (size_t)i);
+			if (!size[n][i])
+				continue;
+			if (reserved > size[n][i])
+				reserved = size[n][i];
+			zc->start_pfn = pfn;
+			zc->spanned = zc->present = size[n][i];
+			zc->managed = size[n][i] - reserved;
+			pfn += size[n][i];
+		}
+	}
+	/* Every page reserved: give the machine its first zone's pages back. */
+	uint64_t managed = 0;
+	for (unsigned int n = 0; n < cfg->nr_nodes; n++)
+		for (int i = 0; i < 4; i++)
+			managed += cfg->zones[n][hdr_zones[i]].managed;
+	for (int i = 0; !managed && i < 4; i++) {
+		struct mm_zone_config *zc = &cfg->zones[0][hdr_zones[i]];
+		zc->managed = zc->present;
+		managed = zc->managed;
+	}
+
+	cfg->min_free_kbytes = hdr16(d, len, HDR_MIN_FREE);
+	unsigned int wsf = hdr16(d, len, HDR_WSF);
+	cfg->watermark_scale_factor = wsf ? 1 + (wsf - 1) % 3000 : 10;
+	unsigned int hf = hdr8(d, len, HDR_HIGH_FRACTION);
+	cfg->percpu_pagelist_high_fraction = hf < 8 ? 0 : hf;
+}
+
+struct live_set {
+	uint32_t *h;
+	unsigned int n, cap;
+};
+
+static int live_add(struct live_set *ls, uint32_t handle)
+{
+	if (ls->n == ls->cap) {
+		unsigned int cap = ls->cap ? ls->cap * 2 : 64;
+		uint32_t *h = realloc(ls->h, cap * sizeof(*h));
+		if (!h)
+			return -1;
+		ls->h = h;
+		ls->cap = cap;
+	}
+	ls->h[ls->n++] = handle;
+	return 0;
+}
+
+/* Picks the handle at pick's position counted from the newest; removes it. */
+static uint32_t live_take(struct live_set *ls, unsigned int pick)
+{
+	unsigned int idx = ls->n - 1 - pick % ls->n;
+	uint32_t h = ls->h[idx];
+
+	ls->h[idx] = ls->h[--ls->n];
+	return h;
+}
+
+int mm_decode(const uint8_t *data, size_t len, const struct mm_limits *lim, struct mm_prog *out)
+{
+	struct mm_limits def;
+	struct live_set live = {0};
+	struct reader r = {data, len, HDR_LEN};
+	int ret = 0;
+
+	if (!lim) {
+		mm_limits_default(&def);
+		lim = &def;
+	}
+	out->nr_ops = out->nr_allocs = 0;
+	decode_config(data, len, lim, &out->cfg);
+	unsigned int ncpus = mm_config_nr_cpus(&out->cfg);
+
+	while (r.pos < r.len && out->nr_ops < lim->max_ops) {
+		struct mm_op op = {0};
+		unsigned int opc = rd8(&r) % 16;
+
+		if (opc == OPC_CHECK) {
+			op.kind = MM_OP_CHECK;
+		} else if (opc < OPC_FREE) {
+			op.kind = MM_OP_ALLOC;
+			op.cpu = (uint16_t)(rd8(&r) % ncpus);
+			op.order = (uint8_t)(rd8(&r) % (out->cfg.max_order + 1));
+			op.gfp = (uint16_t)gfp_normalize(rd16(&r));
+			unsigned int node = rd8(&r);
+			op.node = (int16_t)(node ? (int)((node - 1) % out->cfg.nr_nodes) : -1);
+			if (live_add(&live, out->nr_allocs)) {
+				ret = -1;
+				break;
+			}
+		} else if (opc < OPC_OFFLINE) {
+			op.kind = MM_OP_FREE;
+			op.cpu = (uint16_t)(rd8(&r) % ncpus);
+			unsigned int pick = rd16(&r);
+			if (!live.n)
+				continue; /* nothing to free: the op decodes to nothing */
+			op.arg = live_take(&live, pick);
+		} else if (opc == OPC_SYSCTL) {
+			unsigned int which = rd8(&r), v = rd16(&r);
+			op.kind = (which & 1) ? MM_OP_SET_WSF : MM_OP_SET_MIN_FREE_KBYTES;
+			op.arg = (which & 1) ? 1 + v % 3000 : v;
+		} else {
+			op.kind = opc == OPC_OFFLINE ? MM_OP_CPU_OFFLINE : MM_OP_CPU_ONLINE;
+			op.cpu = (uint16_t)(rd8(&r) % ncpus);
+		}
+		if (mm_prog_push(out, &op)) {
+			ret = -1;
+			break;
+		}
+	}
+	free(live.h);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------
+ * Encoding
+ * ---------------------------------------------------------------------- */
+
+struct writer {
+	uint8_t *buf;
+	size_t len, pos;
+};
+
+static void wr8(struct writer *w, unsigned int v)
+{
+	if (w->buf && w->pos < w->len)
+		w->buf[w->pos] = (uint8_t)v;
+	w->pos++;
+}
+
+static void wr16(struct writer *w, unsigned int v)
+{
+	wr8(w, v & 0xff);
+	wr8(w, (v >> 8) & 0xff);
+}
+
+static void encode_config(const struct mm_config *cfg, uint8_t *h)
+{
+	memset(h, 0, HDR_LEN);
+	h[HDR_NODES] = (uint8_t)(cfg->nr_nodes - 1);
+	for (unsigned int n = 0; n < cfg->nr_nodes && n < 8; n++)
+		h[HDR_CPUS + n] = (uint8_t)(cfg->cpus_per_node[n] - 1);
+	unsigned int d = cfg->max_order - cfg->pageblock_order;
+	h[HDR_ORDERS] = (uint8_t)((MM_MAX_PAGE_ORDER - cfg->max_order) | ((d == 1   ? 0u
+									   : d == 0 ? 1u
+										    : 2u)
+									  << 3));
+	uint64_t first = UINT64_MAX;
+	for (int i = 0; i < 4; i++) {
+		const struct mm_zone_config *zc = &cfg->zones[0][hdr_zones[i]];
+		uint64_t sz = zc->spanned;
+		/* Node 0 may lack Normal/Movable that other nodes have. */
+		for (unsigned int n = 1; !sz && i >= 2 && n < cfg->nr_nodes; n++)
+			sz = cfg->zones[n][hdr_zones[i]].spanned;
+		h[HDR_ZONE_SIZE + 2 * i] = (uint8_t)(sz & 0xff);
+		h[HDR_ZONE_SIZE + 2 * i + 1] = (uint8_t)((sz >> 8) & 0xff);
+		uint64_t res = zc->spanned ? zc->spanned - zc->managed : 0;
+		h[HDR_RESERVED + i] = (uint8_t)(res > 255 ? 255 : res);
+		if (zc->spanned && zc->start_pfn < first)
+			first = zc->start_pfn;
+	}
+	h[HDR_START_PFN] = (uint8_t)(first == UINT64_MAX ? 0 : first);
+	h[HDR_MIN_FREE] = (uint8_t)(cfg->min_free_kbytes & 0xff);
+	h[HDR_MIN_FREE + 1] = (uint8_t)((cfg->min_free_kbytes >> 8) & 0xff);
+	unsigned int wsf = cfg->watermark_scale_factor == 10 ? 0 : cfg->watermark_scale_factor;
+	h[HDR_WSF] = (uint8_t)(wsf & 0xff);
+	h[HDR_WSF + 1] = (uint8_t)(wsf >> 8);
+	h[HDR_HIGH_FRACTION] = (uint8_t)cfg->percpu_pagelist_high_fraction;
+}
+
+long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len)
+{
+	struct mm_limits lim;
+	struct mm_config back;
+	uint8_t hdr[HDR_LEN];
+	struct writer w = {buf, len, 0};
+	struct live_set live = {0};
+	uint32_t next_alloc = 0;
+	long ret;
+
+	/* The header must decode to exactly this machine. */
+	mm_limits_default(&lim);
+	lim.max_nodes = MM_MAX_NODES;
+	lim.max_cpus_per_node = 256;
+	lim.max_total_pages = UINT64_MAX;
+	encode_config(&p->cfg, hdr);
+	decode_config(hdr, HDR_LEN, &lim, &back);
+	if (memcmp(&back, &p->cfg, sizeof(back)) != 0)
+		return -2;
+	for (int i = 0; i < HDR_LEN; i++)
+		wr8(&w, hdr[i]);
+
+	for (unsigned int i = 0; i < p->nr_ops; i++) {
+		const struct mm_op *op = &p->ops[i];
+		switch (op->kind) {
+		case MM_OP_ALLOC:
+			wr8(&w, OPC_ALLOC);
+			wr8(&w, op->cpu);
+			wr8(&w, op->order);
+			wr16(&w, op->gfp);
+			wr8(&w, op->node < 0 ? 0u : (unsigned int)op->node + 1);
+			if (live_add(&live, next_alloc++))
+				goto nomem;
+			break;
+		case MM_OP_FREE: {
+			unsigned int idx = 0;
+			while (idx < live.n && live.h[idx] != op->arg)
+				idx++;
+			if (idx == live.n || live.n > 65536)
+				goto unrepresentable;
+			wr8(&w, OPC_FREE);
+			wr8(&w, op->cpu);
+			wr16(&w, live.n - 1 - idx);
+			live_take(&live, live.n - 1 - idx);
+			break;
+		}
+		case MM_OP_CPU_OFFLINE:
+		case MM_OP_CPU_ONLINE:
+			wr8(&w, op->kind == MM_OP_CPU_OFFLINE ? OPC_OFFLINE : OPC_ONLINE);
+			wr8(&w, op->cpu);
+			break;
+		case MM_OP_SET_MIN_FREE_KBYTES:
+			if (op->arg > 0xffff)
+				goto unrepresentable;
+			wr8(&w, OPC_SYSCTL);
+			wr8(&w, 0);
+			wr16(&w, op->arg);
+			break;
+		case MM_OP_SET_WSF:
+			wr8(&w, OPC_SYSCTL);
+			wr8(&w, 1);
+			wr16(&w, op->arg - 1);
+			break;
+		case MM_OP_CHECK:
+			wr8(&w, OPC_CHECK);
+			break;
+		default:
+			goto unrepresentable;
+		}
+	}
+	free(live.h);
+	if (buf && w.pos > len)
+		return -1;
+	return (long)w.pos;
+unrepresentable:
+	ret = -2;
+	goto out;
+nomem:
+	ret = -3;
+out:
+	free(live.h);
+	return ret;
+}

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim.c - building the machine: memmap, zones, the boot-time free of all
+ * managed memory into the buddy (memblock_free_all), watermarks. The same
+ * call is the per-input reset, so it reuses buffers and writes only what
+ * the configured machine uses.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct mm_sim *mm_sim_create(void)
+{
+	struct mm_sim *sim = calloc(1, sizeof(*sim));
+
+	if (!sim)
+		return NULL;
+	pthread_mutex_init(&sim->hotplug_lock, NULL);
+	return sim;
+}
+
+static void destroy_zone_locks(struct mm_sim *sim)
+{
+	for (size_t n = 0; n < sim->pgdat_cap; n++)
+		for (int z = 0; z < MAX_NR_ZONES; z++)
+			spin_lock_destroy(&sim->pgdat_buf[n].node_zones[z].lock);
+}
+
+void mm_sim_destroy(struct mm_sim *sim)
+{
+	if (!sim)
+		return;
+	destroy_zone_locks(sim);
+	free(sim->pgdat_buf);
+	free(sim->mem_map);
+	free(sim->pageblock_flags);
+	pthread_mutex_destroy(&sim->hotplug_lock);
+	free(sim);
+}
+
+static int reserve_buffers(struct mm_sim *sim, uint64_t max_pfn, unsigned int nr_nodes)
+{
+	size_t nr_blocks = (size_t)(max_pfn >> sim->pageblock_order) + 1;
+
+	if (max_pfn > sim->memmap_cap) {
+		struct page *m = realloc(sim->mem_map, max_pfn * sizeof(struct page));
+		if (!m)
+			return -1;
+		sim->mem_map = m;
+		sim->memmap_cap = max_pfn;
+	}
+	if (nr_blocks > sim->pb_cap) {
+		uint8_t *f = realloc(sim->pageblock_flags, nr_blocks);
+		if (!f)
+			return -1;
+		sim->pageblock_flags = f;
+		sim->pb_cap = nr_blocks;
+	}
+	if (nr_nodes > sim->pgdat_cap) {
+		struct pglist_data *p = realloc(sim->pgdat_buf, nr_nodes * sizeof(*p));
+		if (!p)
+			return -1;
+		for (size_t n = sim->pgdat_cap; n < nr_nodes; n++)
+			for (int z = 0; z < MAX_NR_ZONES; z++)
+				spin_lock_init(&p[n].node_zones[z].lock);
+		sim->pgdat_buf = p;
+		sim->pgdat_cap = nr_nodes;
+	}
+	return 0;
+}
+
+static void zone_init(struct mm_sim *sim, struct zone *z, int node, enum zone_type zt)
+{
+	const struct mm_zone_config *zc = &sim->cfg.zones[node][zt];
+	spinlock_t lock = z->lock;
+
+	memset(z, 0, sizeof(*z));
+	z->lock = lock;
+	z->sim = sim;
+	z->node = node;
+	z->type = zt;
+	z->zone_id = (uint8_t)(node * MAX_NR_ZONES + zt);
+	z->zone_start_pfn = zc->start_pfn;
+	z->spanned_pages = zc->spanned;
+	z->present_pages = zc->present;
+	_mm_free_area_init(z);
+	sim->reset_bytes += sizeof(*z);
+}
+
+/*
+ * models memmap_init_zone_range() and memblock_free_all(): every pageblock
+ * starts MOVABLE; the managed part of the zone (its head; the reserved
+ * and hole pages sit at its tail) is freed in the largest aligned blocks
+ * that fit, to the tail of the lists, and merges from there.
+ */
+static void zone_populate(struct mm_sim *sim, struct zone *z)
+{
+	const struct mm_zone_config *zc = &sim->cfg.zones[z->node][z->type];
+	uint64_t start = zc->start_pfn, end = start + zc->spanned;
+	uint64_t free_end = start + zc->managed;
+
+	for (uint64_t pfn = start; pfn < end; pfn++) {
+		struct page *page = pfn_to_page(sim, pfn);
+		memset(page, 0, sizeof(*page));
+		page->state = pfn < free_end ? PG_FREE_TAIL : PG_RESERVED;
+		page->zone_id = z->zone_id;
+	}
+	for (uint64_t pfn = pageblock_start_pfn(sim, start); pfn < end;
+	     pfn += UINT64_C(1) << sim->pageblock_order)
+		set_pageblock_migratetype(sim, pfn, MIGRATE_MOVABLE);
+
+	zone_lock(z);
+	for (uint64_t pfn = start; pfn < free_end;) {
+		unsigned int order = sim->max_order;
+		while (order && ((pfn & ((UINT64_C(1) << order) - 1)) ||
+				 pfn + (UINT64_C(1) << order) > free_end))
+			order--;
+		atomic_long_add(1L << order, &z->managed_pages);
+		__free_one_page(z, pfn, order, MIGRATE_MOVABLE);
+		pfn += UINT64_C(1) << order;
+	}
+	zone_unlock(z);
+	sim->reset_bytes += (size_t)zc->spanned * sizeof(struct page);
+}
+
+int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
+{
+	if (mm_config_validate(cfg, NULL, 0))
+		return -1;
+	sim->cfg = *cfg;
+	sim->max_order = cfg->max_order;
+	sim->pageblock_order = cfg->pageblock_order;
+	sim->nr_nodes = cfg->nr_nodes;
+	sim->max_pfn = mm_config_max_pfn(cfg);
+	if (reserve_buffers(sim, sim->max_pfn, cfg->nr_nodes))
+		return -1;
+
+	sim->reset_bytes = 0;
+	_mm_policy_default(&sim->policy);
+	_mm_policy_apply_variant(&sim->policy, variant);
+	sim->variant = variant;
+	_mm_topology_init(sim);
+	sim->min_free_kbytes = cfg->min_free_kbytes;
+	sim->user_min_free_kbytes = cfg->min_free_kbytes != 0;
+	sim->watermark_scale_factor = cfg->watermark_scale_factor;
+	atomic_store_explicit(&sim->next_gen, 1, memory_order_relaxed);
+	atomic_store_explicit(&sim->nr_violations, 0, memory_order_relaxed);
+	memset(&sim->stats, 0, sizeof(sim->stats));
+
+	/* Pfns in no zone: gaps between zones and nodes. */
+	size_t nr_blocks = (size_t)(sim->max_pfn >> sim->pageblock_order) + 1;
+	memset(sim->pageblock_flags, 0, nr_blocks);
+	sim->reset_bytes += nr_blocks;
+	for (unsigned int n = 0; n < sim->nr_nodes; n++) {
+		struct pglist_data *pgdat = &sim->pgdat_buf[n];
+		sim->node_data[n] = pgdat;
+		pgdat->node_id = (int)n;
+		for (int zt = 0; zt < MAX_NR_ZONES; zt++)
+			zone_init(sim, &pgdat->node_zones[zt], (int)n, zt);
+	}
+	uint64_t covered = 0;
+	for_each_zone(sim, z) covered += z->spanned_pages;
+	if (covered != sim->max_pfn) {
+		for (uint64_t pfn = 0; pfn < sim->max_pfn; pfn++) {
+			sim->mem_map[pfn].state = PG_NOZONE;
+			sim->mem_map[pfn].zone_id = 0;
+		}
+		sim->reset_bytes += sim->max_pfn * sizeof(struct page);
+	}
+	for_each_zone(sim, z) if (z->spanned_pages) zone_populate(sim, z);
+
+	_mm_build_zonelists(sim);
+	init_per_zone_wmark_min(sim);
+	memset(&sim->stats, 0, sizeof(sim->stats));
+	return 0;
+}
+
+void mm_sim_set_violation_handler(struct mm_sim *sim, mm_violation_fn fn, void *arg)
+{
+	sim->on_violation = fn;
+	sim->violation_arg = arg;
+}
+
+unsigned long mm_sim_violations(const struct mm_sim *sim)
+{
+	return atomic_load_explicit(&sim->nr_violations, memory_order_relaxed);
+}
+
+size_t mm_sim_reset_bytes(const struct mm_sim *sim)
+{
+	return sim->reset_bytes;
+}
+
+size_t mm_page_descriptor_size(void)
+{
+	return sizeof(struct page);
+}
+
+int mm_zone_info(const struct mm_sim *sim, int node, enum zone_type zt, struct mm_zone_info *out)
+{
+	if (node < 0 || (unsigned int)node >= sim->nr_nodes || (unsigned int)zt >= MAX_NR_ZONES)
+		return -1;
+	const struct zone *z = &sim->node_data[node]->node_zones[zt];
+
+	memset(out, 0, sizeof(*out));
+	out->node = node;
+	out->type = zt;
+	out->start_pfn = z->zone_start_pfn;
+	out->spanned = z->spanned_pages;
+	out->present = z->present_pages;
+	out->managed = zone_managed_pages(z);
+	for (int i = 0; i < NR_WMARK; i++)
+		out->wmark[i] = READ_ONCE(z->_watermark[i]);
+	for (int i = 0; i < MAX_NR_ZONES; i++)
+		out->lowmem_reserve[i] = READ_ONCE(z->lowmem_reserve[i]);
+	out->nr_free_pages = atomic_long_read(&z->vm_stat[NR_FREE_PAGES]);
+	for (unsigned int o = 0; o < MM_NR_PAGE_ORDERS; o++)
+		out->nr_free[o] = READ_ONCE(z->free_area[o].nr_free);
+	return 0;
+}
+
+void mm_sim_stats(const struct mm_sim *sim, struct mm_stats *out)
+{
+	const struct mm_stats_atomic *s = &sim->stats;
+#define LOAD(f) out->f = atomic_load_explicit(&s->f, memory_order_relaxed)
+	LOAD(zone_lock_acquisitions);
+	LOAD(alloc_success);
+	LOAD(alloc_fail);
+	LOAD(frees);
+	LOAD(wmark_refused);
+	LOAD(splits);
+	LOAD(merges);
+	LOAD(fallbacks);
+	LOAD(blocks_stolen);
+	LOAD(full_checks);
+#undef LOAD
+}

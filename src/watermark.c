@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * watermark.c - min_free_kbytes, the per-zone min/low/high/promo marks,
+ * lowmem_reserve, and the watermark checks allocations pass through.
+ * Formulas as mm/page_alloc.c (6.x); checked against a real /proc/zoneinfo
+ * by tests/unit/test_zoneinfo.c.
+ */
+#include "internal.h"
+
+/* The kernel's sysctl_lowmem_reserve_ratio (no HIGHMEM zone on 64-bit). */
+static const unsigned int lowmem_reserve_ratio[MAX_NR_ZONES] = {
+	[ZONE_DMA] = 256,   [ZONE_DMA32] = 256, [ZONE_NORMAL] = 32,
+	[ZONE_MOVABLE] = 0, [ZONE_DEVICE] = 0,
+};
+
+/* models int_sqrt(): floor of the square root */
+static unsigned long int_sqrt(unsigned long x)
+{
+	unsigned long r = 0, bit = 1UL << (sizeof(long) * 8 - 2);
+
+	while (bit > x)
+		bit >>= 2;
+	while (bit) {
+		if (x >= r + bit) {
+			x -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+		bit >>= 2;
+	}
+	return r;
+}
+
+/*
+ * models calculate_min_free_kbytes(): sqrt(16 * lowmem kB), clamped to
+ * [128, 262144]. Lowmem is what nr_free_buffer_pages() sees at boot, before
+ * any watermark exists: the managed pages of every zone up to Normal.
+ *
+ *   lowmem     min_free_kbytes
+ *   16MB       512k
+ *   128MB      1448k
+ *   1GB        4096k
+ *   16GB       16384k
+ *   64GB       32768k
+ */
+unsigned int calculate_min_free_kbytes(const struct mm_sim *sim)
+{
+	unsigned long lowmem_pages = 0;
+
+	for_each_zone(sim, z) if (z->type <= ZONE_NORMAL) lowmem_pages += zone_managed_pages(z);
+	unsigned long kbytes = int_sqrt(lowmem_pages * (1UL << (MM_PAGE_SHIFT - 10)) * 16);
+	if (kbytes < 128)
+		kbytes = 128;
+	if (kbytes > 262144)
+		kbytes = 262144;
+	return (unsigned int)kbytes;
+}
+
+/* models mult_frac(): x * n / d without overflowing x * n */
+static unsigned long mult_frac(unsigned long x, unsigned long n, unsigned long d)
+{
+	return (x / d) * n + ((x % d) * n) / d;
+}
+
+/* models __setup_per_zone_wmarks() */
+void __setup_per_zone_wmarks(struct mm_sim *sim)
+{
+	unsigned long pages_min = sim->min_free_kbytes >> (MM_PAGE_SHIFT - 10);
+	unsigned long lowmem_pages = 0;
+
+	for_each_zone(sim, z) if (z->type != ZONE_MOVABLE) lowmem_pages += zone_managed_pages(z);
+
+	for_each_zone(sim, z)
+	{
+		unsigned long managed = zone_managed_pages(z);
+		unsigned long tmp = lowmem_pages ? pages_min * managed / lowmem_pages : 0;
+
+		zone_lock(z);
+		if (z->type == ZONE_MOVABLE) {
+			/* No lowmem share: a small fixed reserve, SWAP_CLUSTER_MAX..128. */
+			unsigned long min_pages = managed / 1024;
+			if (min_pages < 32)
+				min_pages = 32;
+			if (min_pages > 128)
+				min_pages = 128;
+			WRITE_ONCE(z->_watermark[WMARK_MIN], min_pages);
+		} else {
+			WRITE_ONCE(z->_watermark[WMARK_MIN], tmp);
+		}
+		/* The gap between marks: a quarter of min, or the scale factor's share. */
+		unsigned long gap = mult_frac(managed, sim->watermark_scale_factor, 10000);
+		if ((tmp >> 2) > gap)
+			gap = tmp >> 2;
+		WRITE_ONCE(z->watermark_boost, 0);
+		WRITE_ONCE(z->_watermark[WMARK_LOW], z->_watermark[WMARK_MIN] + gap);
+		WRITE_ONCE(z->_watermark[WMARK_HIGH], z->_watermark[WMARK_LOW] + gap);
+		WRITE_ONCE(z->_watermark[WMARK_PROMO], z->_watermark[WMARK_HIGH] + gap);
+		zone_unlock(z);
+	}
+}
+
+/*
+ * models setup_per_zone_lowmem_reserve(): zone i keeps back, from requests
+ * that could use zone j > i, the managed pages of zones i+1..j divided by
+ * its ratio. An empty zone or a zero ratio reserves nothing.
+ */
+void setup_per_zone_lowmem_reserve(struct mm_sim *sim)
+{
+	for (unsigned int n = 0; n < sim->nr_nodes; n++) {
+		struct pglist_data *pgdat = sim->node_data[n];
+		for (int i = 0; i < MAX_NR_ZONES - 1; i++) {
+			struct zone *zone = &pgdat->node_zones[i];
+			unsigned int ratio = lowmem_reserve_ratio[i];
+			bool clear = !ratio || !zone_managed_pages(zone);
+			unsigned long managed = 0;
+
+			for (int j = i + 1; j < MAX_NR_ZONES; j++) {
+				managed += zone_managed_pages(&pgdat->node_zones[j]);
+				WRITE_ONCE(zone->lowmem_reserve[j], clear ? 0 : managed / ratio);
+			}
+		}
+	}
+}
+
+/* models init_per_zone_wmark_min(), the boot-time initcall */
+void init_per_zone_wmark_min(struct mm_sim *sim)
+{
+	if (!sim->user_min_free_kbytes)
+		sim->min_free_kbytes = calculate_min_free_kbytes(sim);
+	__setup_per_zone_wmarks(sim);
+	setup_per_zone_lowmem_reserve(sim);
+}
+
+void mm_set_min_free_kbytes(struct mm_sim *sim, unsigned int kbytes)
+{
+	pthread_mutex_lock(&sim->hotplug_lock);
+	sim->min_free_kbytes = kbytes;
+	sim->user_min_free_kbytes = true;
+	__setup_per_zone_wmarks(sim);
+	pthread_mutex_unlock(&sim->hotplug_lock);
+}
+
+void mm_set_watermark_scale_factor(struct mm_sim *sim, unsigned int factor)
+{
+	if (factor < 1 || factor > 3000)
+		return; /* the sysctl's range rejects it */
+	pthread_mutex_lock(&sim->hotplug_lock);
+	sim->watermark_scale_factor = factor;
+	__setup_per_zone_wmarks(sim);
+	pthread_mutex_unlock(&sim->hotplug_lock);
+}
+
+unsigned int mm_sim_min_free_kbytes(const struct mm_sim *sim)
+{
+	return sim->min_free_kbytes;
+}
+
+/* ------------------------------------------------------------------------
+ * The checks
+ * ---------------------------------------------------------------------- */
+
+/* models __zone_watermark_unusable_free() (no CMA, no unaccepted memory) */
+long __zone_watermark_unusable_free(const struct zone *z, unsigned int order,
+				    unsigned int alloc_flags)
+{
+	long unusable = (1L << order) - 1;
+
+	/* Callers without access to reserves may not count the highatomic blocks. */
+	if (!(alloc_flags & ALLOC_RESERVES))
+		unusable += (long)READ_ONCE(z->nr_reserved_highatomic);
+	return unusable;
+}
+
+/*
+ * The mark after the reserve rules: __GFP_HIGH may use half of min, a
+ * non-blocking __GFP_HIGH request a further quarter, an OOM victim half of
+ * what is left.
+ */
+long _mm_wmark_reserve_floor(long mark, unsigned int alloc_flags)
+{
+	long min = mark;
+
+	if (alloc_flags & ALLOC_RESERVES) {
+		if (alloc_flags & ALLOC_MIN_RESERVE) {
+			min -= min / 2;
+			if (alloc_flags & ALLOC_NON_BLOCK)
+				min -= min / 4;
+		}
+		if (alloc_flags & ALLOC_OOM)
+			min -= min / 2;
+	}
+	return min;
+}
+
+/* models __zone_watermark_ok() */
+bool __zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
+			 int highest_zoneidx, unsigned int alloc_flags, long free_pages)
+{
+	long min = _mm_wmark_reserve_floor((long)mark, alloc_flags);
+
+	free_pages -= __zone_watermark_unusable_free(z, order, alloc_flags);
+	/* An order-0 failure means no higher order can pass either. */
+	if (free_pages <= min + (long)READ_ONCE(z->lowmem_reserve[highest_zoneidx]))
+		return false;
+	if (!order)
+		return true;
+
+	/* For a high-order request, at least one suitable block must be free. */
+	for (unsigned int o = order; o <= z->sim->max_order; o++) {
+		const struct free_area *area = &z->free_area[o];
+		if (!READ_ONCE(area->nr_free))
+			continue;
+		for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++)
+			if (!free_area_empty(area, mt))
+				return true;
+		if ((alloc_flags & (ALLOC_HIGHATOMIC | ALLOC_OOM)) &&
+		    !free_area_empty(area, MIGRATE_HIGHATOMIC))
+			return true;
+	}
+	return false;
+}
+
+bool zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long mark,
+		       int highest_zoneidx, unsigned int alloc_flags)
+{
+	return __zone_watermark_ok(z, order, mark, highest_zoneidx, alloc_flags,
+				   zone_page_state(z, NR_FREE_PAGES));
+}
+
+/* models zone_watermark_fast(): an order-0 shortcut before the full check */
+bool zone_watermark_fast(const struct zone *z, unsigned int order, unsigned long mark,
+			 int highest_zoneidx, unsigned int alloc_flags)
+{
+	long free_pages = zone_page_state(z, NR_FREE_PAGES);
+
+	if (!order) {
+		long usable = free_pages;
+		long reserved = __zone_watermark_unusable_free(z, 0, alloc_flags);
+
+		/* reserved may overestimate the highatomic reserves */
+		usable -= usable < reserved ? usable : reserved;
+		if (usable > (long)mark + (long)READ_ONCE(z->lowmem_reserve[highest_zoneidx]))
+			return true;
+	}
+	if (__zone_watermark_ok(z, order, mark, highest_zoneidx, alloc_flags, free_pages))
+		return true;
+	/* __GFP_HIGH order-0 requests ignore boosting at the min mark. */
+	if (!order && (alloc_flags & ALLOC_MIN_RESERVE) && READ_ONCE(z->watermark_boost) &&
+	    (alloc_flags & ALLOC_WMARK_MASK) == WMARK_MIN)
+		return __zone_watermark_ok(z, order, READ_ONCE(z->_watermark[WMARK_MIN]),
+					   highest_zoneidx, alloc_flags, free_pages);
+	return false;
+}
