@@ -328,7 +328,7 @@ static bool free_pages_prepare(struct mm_sim *sim, uint64_t pfn, unsigned int or
 		}
 	}
 	for (uint64_t i = 1; i < nr; i++)
-		head[i].state = PG_FREE_TAIL;
+		head[i].state = PG_FREE_TAIL; /* tails of allocations have order 0 already */
 	return true;
 }
 
@@ -346,8 +346,10 @@ static void free_one_page(struct zone *zone, uint64_t pfn, unsigned int order)
 	atomic_long_add(-(1L << order), &zone->nr_allocated);
 	for (; pfn < end; pfn += UINT64_C(1) << chunk) {
 		struct page *page = pfn_to_page(sim, pfn);
-		page->state = PG_FREE_TAIL; /* __free_one_page makes the head a buddy */
-		__free_one_page(zone, pfn, chunk, get_pfnblock_migratetype(sim, pfn));
+		/* __free_one_page makes the head a buddy again */
+		page->state = PG_FREE_TAIL;
+		page->order = 0;
+		__free_one_page(zone, pfn, chunk, get_pfnblock_migratetype(sim, pfn), FPI_NONE);
 	}
 	zone_unlock(zone);
 }

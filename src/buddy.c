@@ -8,6 +8,8 @@
  */
 #include "internal.h"
 
+#include <string.h>
+
 /* ------------------------------------------------------------------------
  * Free lists: doubly linked by pfn, heads readable without the lock
  * ---------------------------------------------------------------------- */
@@ -113,6 +115,13 @@ static bool buddy_merge_likely(struct zone *zone, uint64_t pfn, uint64_t buddy_p
 	return page_is_buddy(zone, higher ^ (UINT64_C(1) << (order + 1)), order + 1);
 }
 
+/* A tail keeps no order: the full scan compares tails as one word. */
+static void set_free_tail(struct page *page)
+{
+	page->state = PG_FREE_TAIL;
+	page->order = 0;
+}
+
 void account_freepages(struct zone *zone, long nr_pages, int mt)
 {
 	if (mt == MIGRATE_ISOLATE)
@@ -125,7 +134,8 @@ void account_freepages(struct zone *zone, long nr_pages, int mt)
  * migratetype of the pageblock the block sits in. The tail pages become
  * PG_FREE_TAIL; a merged buddy's head becomes a tail of the new block.
  */
-void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt)
+void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt,
+		     unsigned int fpi_flags)
 {
 	struct mm_sim *sim = zone->sim;
 	uint64_t buddy_pfn = pfn ^ (UINT64_C(1) << order);
@@ -150,17 +160,19 @@ void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt
 				break;
 		}
 		__del_page_from_free_list(zone, buddy_pfn, order, buddy_mt);
-		pfn_to_page(sim, buddy_pfn)->state = PG_FREE_TAIL;
+		set_free_tail(pfn_to_page(sim, buddy_pfn));
 		/* Match the buddy's type so that a later expand() files both halves right. */
 		if (buddy_mt != mt)
 			set_pageblock_migratetype(sim, buddy_pfn, mt);
-		pfn_to_page(sim, pfn)->state = PG_FREE_TAIL;
+		set_free_tail(pfn_to_page(sim, pfn));
 		pfn &= buddy_pfn;
 		order++;
 		stat_inc(&sim->stats.merges);
 	}
-	__add_to_free_list(zone, pfn, order, mt,
-			   buddy_merge_likely(zone, pfn, pfn ^ (UINT64_C(1) << order), order));
+	__add_to_free_list(
+		zone, pfn, order, mt,
+		(fpi_flags & FPI_TO_TAIL) ||
+			buddy_merge_likely(zone, pfn, pfn ^ (UINT64_C(1) << order), order));
 }
 
 /* ------------------------------------------------------------------------
@@ -397,9 +409,28 @@ struct page *__rmqueue(struct zone *zone, unsigned int order, int mt, unsigned i
  * Invariants
  * ---------------------------------------------------------------------- */
 
-static bool block_state_ok(const struct page *page, uint8_t zone_id, int tail_state)
+/*
+ * The first word of a descriptor (state, order, zone) as one load: the
+ * full scan compares every tail page against a template this way.
+ */
+static inline uint32_t page_word(const struct page *page)
 {
-	return page->state == tail_state && page->zone_id == zone_id;
+	uint32_t w;
+
+	memcpy(&w, page, sizeof(w));
+	return w;
+}
+
+static inline uint32_t page_tag_mask(void)
+{
+	struct page t = {.state = 0xff, .order = 0xff, .zone_id = 0xff};
+	return page_word(&t);
+}
+
+static inline uint32_t tail_tag(int tail_state, uint8_t zone_id)
+{
+	struct page t = {.state = (uint8_t)tail_state, .zone_id = zone_id};
+	return page_word(&t) & page_tag_mask();
 }
 
 /*
@@ -411,9 +442,15 @@ unsigned long _mm_buddy_check_counts(struct zone *zone)
 	unsigned long bad = 0;
 	long sum = 0, isolated_pages = 0;
 
-	for (unsigned int o = 0; o <= zone->sim->max_order; o++)
-		sum += (long)(zone->free_area[o].nr_free << o);
-	/* ISOLATE blocks are free but not in NR_FREE_PAGES (none yet: counted for later). */
+	for (unsigned int o = 0; o <= zone->sim->max_order; o++) {
+		const struct free_area *area = &zone->free_area[o];
+		sum += (long)(area->nr_free << o);
+		/* Isolated blocks are rare: walking their lists stays cheap. */
+		for (uint32_t p = area->head[MIGRATE_ISOLATE]; p != PFN_NIL;
+		     p = pfn_to_page(zone->sim, p)->lru.next)
+			isolated_pages += 1L << o;
+	}
+	/* ISOLATE blocks are free but not in NR_FREE_PAGES (account_freepages). */
 	long nr_free = atomic_long_read(&zone->vm_stat[NR_FREE_PAGES]);
 	if (sum - isolated_pages != nr_free) {
 		zone_report(zone, "INV-BUDDY-NRFREE", -1, sum - isolated_pages, nr_free,
@@ -422,15 +459,17 @@ unsigned long _mm_buddy_check_counts(struct zone *zone)
 	}
 	long alloc = atomic_long_read(&zone->nr_allocated);
 	long managed = (long)zone_managed_pages(zone);
-	if (nr_free + alloc != managed) {
-		zone_report(zone, "INV-ZONE-CONSERVATION", -1, managed, nr_free + alloc,
-			    "free %ld + allocated %ld != managed", nr_free, alloc);
+	if (nr_free + isolated_pages + alloc != managed) {
+		zone_report(zone, "INV-ZONE-CONSERVATION", -1, managed,
+			    nr_free + isolated_pages + alloc,
+			    "free %ld + isolated %ld + allocated %ld != managed", nr_free,
+			    isolated_pages, alloc);
 		bad++;
 	}
 	return bad;
 }
 
-static unsigned long check_free_lists(struct zone *zone, unsigned long *listed_pages)
+MM_NO_COVERAGE static unsigned long check_free_lists(struct zone *zone, unsigned long *listed_pages)
 {
 	struct mm_sim *sim = zone->sim;
 	unsigned long bad = 0;
@@ -489,7 +528,7 @@ static unsigned long check_free_lists(struct zone *zone, unsigned long *listed_p
 }
 
 /* Returns true if the free block at pfn should have merged with its buddy. */
-static bool mergeable_buddy(struct zone *zone, uint64_t pfn, unsigned int order)
+MM_NO_COVERAGE static bool mergeable_buddy(struct zone *zone, uint64_t pfn, unsigned int order)
 {
 	struct mm_sim *sim = zone->sim;
 	uint64_t buddy_pfn = pfn ^ (UINT64_C(1) << order);
@@ -510,7 +549,7 @@ static bool mergeable_buddy(struct zone *zone, uint64_t pfn, unsigned int order)
  * are aligned and inside the zone, no two free buddies could still merge,
  * the lists and counters agree, and free + allocated + reserved == spanned.
  */
-unsigned long _mm_buddy_check_zone(struct zone *zone)
+MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone)
 {
 	struct mm_sim *sim = zone->sim;
 	uint64_t start = zone->zone_start_pfn, end = start + zone->spanned_pages;
@@ -550,8 +589,9 @@ unsigned long _mm_buddy_check_zone(struct zone *zone)
 				    _mm_page_state_name(page->state));
 			return bad + 1;
 		}
+		uint32_t want = tail_tag(tail_state, zone->zone_id), mask = page_tag_mask();
 		for (uint64_t i = 1; i < nr; i++) {
-			if (!block_state_ok(pfn_to_page(sim, pfn + i), zone->zone_id, tail_state)) {
+			if ((page_word(pfn_to_page(sim, pfn + i)) & mask) != want) {
 				zone_report(zone, "INV-PAGE-STATE", pfn + i, tail_state,
 					    pfn_to_page(sim, pfn + i)->state,
 					    "inside the order-%u %s block at pfn %llu", order,

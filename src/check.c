@@ -14,13 +14,12 @@ unsigned long _mm_check_zone_cheap(struct zone *z)
 }
 
 /* The caller quiesces the machine: no op may run during a full scan. */
-unsigned long mm_check_full(struct mm_sim *sim)
+MM_NO_COVERAGE unsigned long mm_check_full(struct mm_sim *sim)
 {
 	unsigned long bad = 0;
 
 	stat_inc(&sim->stats.full_checks);
-	for_each_zone(sim, z)
-	{
+	for_each_zone(sim, z) {
 		if (!z->spanned_pages)
 			continue;
 		zone_lock(z);

@@ -73,9 +73,15 @@ int mm_config_validate(const struct mm_config *cfg, char *err, size_t errlen)
 		FAIL("the machine needs 1..%d CPUs, not %u", MM_MAX_CPUS, cpus);
 	if (cfg->max_order < 1 || cfg->max_order > MM_MAX_PAGE_ORDER)
 		FAIL("max_order must be 1..%d, not %u", MM_MAX_PAGE_ORDER, cfg->max_order);
-	if (cfg->pageblock_order < 1 || cfg->pageblock_order > cfg->max_order)
-		FAIL("pageblock_order must be 1..max_order (%u), not %u", cfg->max_order,
-		     cfg->pageblock_order);
+	/*
+	 * Wider gaps are not modelled: __free_one_page() retypes only the
+	 * first pageblock of a merged buddy, so a free block spanning more
+	 * than two pageblocks could mix types, which the checks forbid.
+	 */
+	if (cfg->pageblock_order < 1 || cfg->pageblock_order + 1 < cfg->max_order ||
+	    cfg->pageblock_order > cfg->max_order)
+		FAIL("pageblock_order must be max_order-1 or max_order (%u or %u), not %u",
+		     cfg->max_order - 1, cfg->max_order, cfg->pageblock_order);
 	if (cfg->watermark_scale_factor < 1 || cfg->watermark_scale_factor > 3000)
 		FAIL("watermark_scale_factor must be 1..3000, not %u", cfg->watermark_scale_factor);
 	if (cfg->percpu_pagelist_high_fraction != 0 && cfg->percpu_pagelist_high_fraction < 8)

@@ -17,6 +17,16 @@
 
 #define PFN_NIL UINT32_MAX
 
+/*
+ * Full scans and the per-input reset are loops over every page: coverage
+ * feedback from them only slows the fuzzer, so they are not instrumented.
+ */
+#if defined(__clang__)
+#define MM_NO_COVERAGE __attribute__((no_sanitize("coverage"), noinline))
+#else
+#define MM_NO_COVERAGE __attribute__((noinline))
+#endif
+
 /* ------------------------------------------------------------------------
  * Page descriptors (16 bytes) and pageblock flags
  * ---------------------------------------------------------------------- */
@@ -246,15 +256,27 @@ static inline bool migratetype_is_mergeable(int mt)
 	return mt < MIGRATE_PCPTYPES;
 }
 
+static inline uint64_t pageblock_start_pfn(const struct mm_sim *sim, uint64_t pfn)
+{
+	return pfn & ~((UINT64_C(1) << sim->pageblock_order) - 1);
+}
+
+static inline int get_pfnblock_migratetype(const struct mm_sim *sim, uint64_t pfn)
+{
+	return sim->pageblock_flags[pfn >> sim->pageblock_order] & PB_MIGRATETYPE_MASK;
+}
+
 /* page.c */
-int get_pfnblock_migratetype(const struct mm_sim *sim, uint64_t pfn);
 void set_pageblock_migratetype(struct mm_sim *sim, uint64_t pfn, int mt);
 void change_pageblock_range(struct mm_sim *sim, uint64_t pfn, unsigned int order, int mt);
-uint64_t pageblock_start_pfn(const struct mm_sim *sim, uint64_t pfn);
 const char *_mm_page_state_name(int state);
 
 /* buddy.c */
-void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt);
+/* fpi_t: how a block is freed */
+#define FPI_NONE    0u
+#define FPI_TO_TAIL 0x2u /* boot and hotplug: to the tail of the lists */
+void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt,
+		     unsigned int fpi_flags);
 struct page *__rmqueue_smallest(struct zone *zone, unsigned int order, int mt);
 struct page *__rmqueue(struct zone *zone, unsigned int order, int mt, unsigned int alloc_flags);
 bool free_area_empty(const struct free_area *area, int mt);

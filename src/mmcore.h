@@ -111,6 +111,33 @@ const char *mm_zone_name(enum zone_type zt);
 const char *mm_migratetype_name(int mt);
 
 /* ------------------------------------------------------------------------
+ * A real machine's shape: /proc/zoneinfo in and out (src/zoneinfo.c)
+ * ---------------------------------------------------------------------- */
+
+#define MM_ZONEINFO_EBADTEXT (-1) /* the text is not a usable zoneinfo */
+#define MM_ZONEINFO_ECPUS    (-2) /* the CPU arguments do not fit its nodes */
+
+/*
+ * Builds the machine a /proc/zoneinfo text describes: its nodes, and per
+ * zone the spanned/present/managed pages and start pfn (a zone with no
+ * present pages is absent: the kernel prints no start_pfn for it). max_order 10, pageblock_order 9,
+ * the kernel's default watermark_scale_factor and min_free_kbytes 0 (its default formula): the
+ * caller overrides them after. nr_cpus CPUs go to the nodes as
+ * cpus_per_node says (nr_cpus_per_node entries, one per node of the text,
+ * summing to nr_cpus), or, when it is NULL, evenly with the remainder on the
+ * first nodes; a node may have none. Returns 0, or MM_ZONEINFO_EBADTEXT with
+ * "line N: reason" (or a reason about the whole text) in err, or
+ * MM_ZONEINFO_ECPUS with a reason in err.
+ */
+int mm_config_from_zoneinfo(const char *text, unsigned int nr_cpus,
+			    const unsigned int *cpus_per_node, unsigned int nr_cpus_per_node,
+			    struct mm_config *cfg, char *err, size_t errlen);
+
+struct mm_sim;
+/* Prints the model's zones in /proc/zoneinfo's layout: the lines it models. */
+void mm_print_zoneinfo(FILE *f, const struct mm_sim *sim);
+
+/* ------------------------------------------------------------------------
  * Violations: every invariant failure goes through mm_report_violation()
  * ---------------------------------------------------------------------- */
 

@@ -28,19 +28,23 @@ enum {
 	HDR_HIGH_FRACTION = 27,
 };
 
-/* Opcode byte: mod 16, allocs and frees weighted up. */
+/*
+ * Opcode byte, mod 64: allocs and frees weighted up; a full check is rare
+ * because the executor runs one at the end anyway.
+ */
 #define OPC_ALLOC   0
-#define OPC_FREE    7
-#define OPC_OFFLINE 12
-#define OPC_ONLINE  13
-#define OPC_SYSCTL  14
-#define OPC_CHECK   15
+#define OPC_FREE    28
+#define OPC_OFFLINE 52
+#define OPC_ONLINE  56
+#define OPC_SYSCTL  60
+#define OPC_CHECK   63
+#define OPC_MOD	    64
 
 void mm_limits_default(struct mm_limits *lim)
 {
 	lim->max_nodes = 4;
 	lim->max_cpus_per_node = 8;
-	lim->max_total_pages = 2048;
+	lim->max_total_pages = 1024;
 	lim->max_ops = 2048;
 }
 
@@ -131,51 +135,50 @@ static void decode_config(const uint8_t *d, size_t len, const struct mm_limits *
 	cfg->max_order = MM_MAX_PAGE_ORDER - (ob & 7);
 	if (cfg->max_order < 3)
 		cfg->max_order = 3;
-	static const int pb_delta[3] = {-1, 0, -2};
-	cfg->pageblock_order = (unsigned int)((int)cfg->max_order + pb_delta[(ob >> 3) % 3]);
+	cfg->pageblock_order = cfg->max_order - ((ob >> 3) & 1 ? 0 : 1);
 
-	/* DMA and DMA32 exist on node 0 only, as on x86-64. */
+	/* One size per zone type; DMA and DMA32 exist on node 0 only, as on x86-64. */
+	uint64_t raw[4];
+	for (int i = 0; i < 4; i++)
+		raw[i] = hdr16(d, len, HDR_ZONE_SIZE + 2 * (size_t)i);
+	if (!raw[0] && !raw[1] && !raw[2] && !raw[3])
+		raw[2] = UINT64_C(1) << cfg->max_order;
 	for (unsigned int n = 0; n < cfg->nr_nodes; n++) {
 		for (int i = n ? 2 : 0; i < 4; i++) {
-			size[n][i] = hdr16(d, len, HDR_ZONE_SIZE + 2 * (size_t)i);
-			total += size[n][i];
+			size[n][i] = raw[i];
+			total += raw[i];
 		}
 	}
-	if (total == 0) {
-		size[0][2] = UINT64_C(1) << cfg->max_order;
-		total = size[0][2];
-	}
-	if (size[0][2] > lim->max_total_pages && total == size[0][2])
-		size[0][2] = lim->max_total_pages;
-	else if (total > lim->max_total_pages)
+	if (total > lim->max_total_pages)
 		for (unsigned int n = 0; n < cfg->nr_nodes; n++)
 			for (int i = 0; i < 4; i++)
 				size[n][i] = size[n][i] * lim->max_total_pages / total;
+
+	/* Reserved pages per zone type; a machine with none managed gets them back. */
+	uint64_t reserved[4], managed = 0;
+	for (int i = 0; i < 4; i++)
+		reserved[i] = hdr8(d, len, HDR_RESERVED + (size_t)i);
+	for (unsigned int n = 0; n < cfg->nr_nodes; n++)
+		for (int i = 0; i < 4; i++)
+			managed += size[n][i] > reserved[i] ? size[n][i] - reserved[i] : 0;
+	for (int i = 0; !managed && i < 4; i++) {
+		if (size[0][i] || (cfg->nr_nodes > 1 && size[1][i])) {
+			reserved[i] = 0;
+			managed = 1;
+		}
+	}
 
 	uint64_t pfn = hdr8(d, len, HDR_START_PFN);
 	for (unsigned int n = 0; n < cfg->nr_nodes; n++) {
 		for (int i = 0; i < 4; i++) {
 			struct mm_zone_config *zc = &cfg->zones[n][hdr_zones[i]];
-			uint64_t reserved = hdr8(d, len, HDR_RESERVED + (size_t)i);
 			if (!size[n][i])
 				continue;
-			if (reserved > size[n][i])
-				reserved = size[n][i];
 			zc->start_pfn = pfn;
 			zc->spanned = zc->present = size[n][i];
-			zc->managed = size[n][i] - reserved;
+			zc->managed = size[n][i] > reserved[i] ? size[n][i] - reserved[i] : 0;
 			pfn += size[n][i];
 		}
-	}
-	/* Every page reserved: give the machine its first zone's pages back. */
-	uint64_t managed = 0;
-	for (unsigned int n = 0; n < cfg->nr_nodes; n++)
-		for (int i = 0; i < 4; i++)
-			managed += cfg->zones[n][hdr_zones[i]].managed;
-	for (int i = 0; !managed && i < 4; i++) {
-		struct mm_zone_config *zc = &cfg->zones[0][hdr_zones[i]];
-		zc->managed = zc->present;
-		managed = zc->managed;
 	}
 
 	cfg->min_free_kbytes = hdr16(d, len, HDR_MIN_FREE);
@@ -217,7 +220,8 @@ static uint32_t live_take(struct live_set *ls, unsigned int pick)
 int mm_decode(const uint8_t *data, size_t len, const struct mm_limits *lim, struct mm_prog *out)
 {
 	struct mm_limits def;
-	struct live_set live = {0};
+	/* Reused across calls of this thread: decoding allocates nothing per input. */
+	static _Thread_local struct live_set live;
 	struct reader r = {data, len, HDR_LEN};
 	int ret = 0;
 
@@ -229,9 +233,10 @@ int mm_decode(const uint8_t *data, size_t len, const struct mm_limits *lim, stru
 	decode_config(data, len, lim, &out->cfg);
 	unsigned int ncpus = mm_config_nr_cpus(&out->cfg);
 
+	live.n = 0;
 	while (r.pos < r.len && out->nr_ops < lim->max_ops) {
 		struct mm_op op = {0};
-		unsigned int opc = rd8(&r) % 16;
+		unsigned int opc = rd8(&r) % OPC_MOD;
 
 		if (opc == OPC_CHECK) {
 			op.kind = MM_OP_CHECK;
@@ -253,12 +258,13 @@ int mm_decode(const uint8_t *data, size_t len, const struct mm_limits *lim, stru
 			if (!live.n)
 				continue; /* nothing to free: the op decodes to nothing */
 			op.arg = live_take(&live, pick);
-		} else if (opc == OPC_SYSCTL) {
+		} else if (opc >= OPC_SYSCTL) {
+			op.cpu = (uint16_t)(rd8(&r) % ncpus);
 			unsigned int which = rd8(&r), v = rd16(&r);
 			op.kind = (which & 1) ? MM_OP_SET_WSF : MM_OP_SET_MIN_FREE_KBYTES;
 			op.arg = (which & 1) ? 1 + v % 3000 : v;
 		} else {
-			op.kind = opc == OPC_OFFLINE ? MM_OP_CPU_OFFLINE : MM_OP_CPU_ONLINE;
+			op.kind = opc < OPC_ONLINE ? MM_OP_CPU_OFFLINE : MM_OP_CPU_ONLINE;
 			op.cpu = (uint16_t)(rd8(&r) % ncpus);
 		}
 		if (mm_prog_push(out, &op)) {
@@ -266,7 +272,6 @@ int mm_decode(const uint8_t *data, size_t len, const struct mm_limits *lim, stru
 			break;
 		}
 	}
-	free(live.h);
 	return ret;
 }
 
@@ -336,11 +341,8 @@ long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len)
 	uint32_t next_alloc = 0;
 	long ret;
 
-	/* The header must decode to exactly this machine. */
+	/* The header must decode to exactly this machine under the fuzz limits. */
 	mm_limits_default(&lim);
-	lim.max_nodes = MM_MAX_NODES;
-	lim.max_cpus_per_node = 256;
-	lim.max_total_pages = UINT64_MAX;
 	encode_config(&p->cfg, hdr);
 	decode_config(hdr, HDR_LEN, &lim, &back);
 	if (memcmp(&back, &p->cfg, sizeof(back)) != 0)
@@ -381,11 +383,13 @@ long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len)
 			if (op->arg > 0xffff)
 				goto unrepresentable;
 			wr8(&w, OPC_SYSCTL);
+			wr8(&w, op->cpu);
 			wr8(&w, 0);
 			wr16(&w, op->arg);
 			break;
 		case MM_OP_SET_WSF:
 			wr8(&w, OPC_SYSCTL);
+			wr8(&w, op->cpu);
 			wr8(&w, 1);
 			wr16(&w, op->arg - 1);
 			break;

@@ -14,16 +14,6 @@ const char *_mm_page_state_name(int state)
 	return state >= 0 && state < NR_PAGE_STATES ? state_names[state] : "?";
 }
 
-uint64_t pageblock_start_pfn(const struct mm_sim *sim, uint64_t pfn)
-{
-	return pfn & ~((UINT64_C(1) << sim->pageblock_order) - 1);
-}
-
-int get_pfnblock_migratetype(const struct mm_sim *sim, uint64_t pfn)
-{
-	return sim->pageblock_flags[pfn >> sim->pageblock_order] & PB_MIGRATETYPE_MASK;
-}
-
 void set_pageblock_migratetype(struct mm_sim *sim, uint64_t pfn, int mt)
 {
 	uint8_t *f = &sim->pageblock_flags[pfn >> sim->pageblock_order];

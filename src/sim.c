@@ -89,39 +89,80 @@ static void zone_init(struct mm_sim *sim, struct zone *z, int node, enum zone_ty
 }
 
 /*
- * models memmap_init_zone_range() and memblock_free_all(): every pageblock
- * starts MOVABLE; the managed part of the zone (its head; the reserved
- * and hole pages sit at its tail) is freed in the largest aligned blocks
- * that fit, to the tail of the lists, and merges from there.
+ * models memmap_init_zone_range(): every page gets its zone, every
+ * pageblock starts MOVABLE. All zones are laid out before any is freed, so
+ * no merge can see a stale descriptor of the machine built before.
  */
-static void zone_populate(struct mm_sim *sim, struct zone *z)
+MM_NO_COVERAGE static void memmap_init_zone(struct mm_sim *sim, struct zone *z)
 {
 	const struct mm_zone_config *zc = &sim->cfg.zones[z->node][z->type];
 	uint64_t start = zc->start_pfn, end = start + zc->spanned;
 	uint64_t free_end = start + zc->managed;
 
-	for (uint64_t pfn = start; pfn < end; pfn++) {
-		struct page *page = pfn_to_page(sim, pfn);
-		memset(page, 0, sizeof(*page));
-		page->state = pfn < free_end ? PG_FREE_TAIL : PG_RESERVED;
-		page->zone_id = z->zone_id;
-	}
+	struct page free_tail = {.state = PG_FREE_TAIL, .zone_id = z->zone_id};
+	struct page reserved = {.state = PG_RESERVED, .zone_id = z->zone_id};
+
+	for (uint64_t pfn = start; pfn < end; pfn++)
+		*pfn_to_page(sim, pfn) = pfn < free_end ? free_tail : reserved;
 	for (uint64_t pfn = pageblock_start_pfn(sim, start); pfn < end;
 	     pfn += UINT64_C(1) << sim->pageblock_order)
 		set_pageblock_migratetype(sim, pfn, MIGRATE_MOVABLE);
+	sim->reset_bytes += (size_t)zc->spanned * sizeof(struct page);
+}
+
+/*
+ * models memblock_free_all() and __free_pages_core(): the managed part of the zone (its head; the
+ * reserved and hole pages sit at its tail) is freed in the largest aligned
+ * blocks that fit, to the tail of the lists, and merges from there.
+ */
+static void zone_free_managed(struct mm_sim *sim, struct zone *z)
+{
+	const struct mm_zone_config *zc = &sim->cfg.zones[z->node][z->type];
+	uint64_t free_end = zc->start_pfn + zc->managed;
 
 	zone_lock(z);
-	for (uint64_t pfn = start; pfn < free_end;) {
+	for (uint64_t pfn = zc->start_pfn; pfn < free_end;) {
 		unsigned int order = sim->max_order;
 		while (order && ((pfn & ((UINT64_C(1) << order) - 1)) ||
 				 pfn + (UINT64_C(1) << order) > free_end))
 			order--;
 		atomic_long_add(1L << order, &z->managed_pages);
-		__free_one_page(z, pfn, order, MIGRATE_MOVABLE);
+		__free_one_page(z, pfn, order, MIGRATE_MOVABLE, FPI_TO_TAIL);
 		pfn += UINT64_C(1) << order;
 	}
 	zone_unlock(z);
-	sim->reset_bytes += (size_t)zc->spanned * sizeof(struct page);
+}
+
+/* Lays out every node, zone and page descriptor of the configured machine. */
+MM_NO_COVERAGE static void memmap_init(struct mm_sim *sim)
+{
+	size_t nr_blocks = (size_t)(sim->max_pfn >> sim->pageblock_order) + 1;
+	memset(sim->pageblock_flags, 0, nr_blocks);
+	sim->reset_bytes += nr_blocks;
+	for (unsigned int n = 0; n < sim->nr_nodes; n++) {
+		struct pglist_data *pgdat = &sim->pgdat_buf[n];
+		sim->node_data[n] = pgdat;
+		pgdat->node_id = (int)n;
+		for (int zt = 0; zt < MAX_NR_ZONES; zt++)
+			zone_init(sim, &pgdat->node_zones[zt], (int)n, zt);
+	}
+	/* Pfns in no zone: gaps between zones and nodes. */
+	uint64_t covered = 0;
+	for_each_zone(sim, z)
+		covered += z->spanned_pages;
+	if (covered != sim->max_pfn) {
+		for (uint64_t pfn = 0; pfn < sim->max_pfn; pfn++) {
+			sim->mem_map[pfn].state = PG_NOZONE;
+			sim->mem_map[pfn].zone_id = 0;
+		}
+		sim->reset_bytes += sim->max_pfn * sizeof(struct page);
+	}
+	for_each_zone(sim, z)
+		if (z->spanned_pages)
+			memmap_init_zone(sim, z);
+	for_each_zone(sim, z)
+		if (z->spanned_pages)
+			zone_free_managed(sim, z);
 }
 
 int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
@@ -148,28 +189,7 @@ int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
 	atomic_store_explicit(&sim->nr_violations, 0, memory_order_relaxed);
 	memset(&sim->stats, 0, sizeof(sim->stats));
 
-	/* Pfns in no zone: gaps between zones and nodes. */
-	size_t nr_blocks = (size_t)(sim->max_pfn >> sim->pageblock_order) + 1;
-	memset(sim->pageblock_flags, 0, nr_blocks);
-	sim->reset_bytes += nr_blocks;
-	for (unsigned int n = 0; n < sim->nr_nodes; n++) {
-		struct pglist_data *pgdat = &sim->pgdat_buf[n];
-		sim->node_data[n] = pgdat;
-		pgdat->node_id = (int)n;
-		for (int zt = 0; zt < MAX_NR_ZONES; zt++)
-			zone_init(sim, &pgdat->node_zones[zt], (int)n, zt);
-	}
-	uint64_t covered = 0;
-	for_each_zone(sim, z) covered += z->spanned_pages;
-	if (covered != sim->max_pfn) {
-		for (uint64_t pfn = 0; pfn < sim->max_pfn; pfn++) {
-			sim->mem_map[pfn].state = PG_NOZONE;
-			sim->mem_map[pfn].zone_id = 0;
-		}
-		sim->reset_bytes += sim->max_pfn * sizeof(struct page);
-	}
-	for_each_zone(sim, z) if (z->spanned_pages) zone_populate(sim, z);
-
+	memmap_init(sim);
 	_mm_build_zonelists(sim);
 	init_per_zone_wmark_min(sim);
 	memset(&sim->stats, 0, sizeof(sim->stats));

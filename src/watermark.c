@@ -48,7 +48,9 @@ unsigned int calculate_min_free_kbytes(const struct mm_sim *sim)
 {
 	unsigned long lowmem_pages = 0;
 
-	for_each_zone(sim, z) if (z->type <= ZONE_NORMAL) lowmem_pages += zone_managed_pages(z);
+	for_each_zone(sim, z)
+		if (z->type <= ZONE_NORMAL)
+			lowmem_pages += zone_managed_pages(z);
 	unsigned long kbytes = int_sqrt(lowmem_pages * (1UL << (MM_PAGE_SHIFT - 10)) * 16);
 	if (kbytes < 128)
 		kbytes = 128;
@@ -69,10 +71,11 @@ void __setup_per_zone_wmarks(struct mm_sim *sim)
 	unsigned long pages_min = sim->min_free_kbytes >> (MM_PAGE_SHIFT - 10);
 	unsigned long lowmem_pages = 0;
 
-	for_each_zone(sim, z) if (z->type != ZONE_MOVABLE) lowmem_pages += zone_managed_pages(z);
-
 	for_each_zone(sim, z)
-	{
+		if (z->type != ZONE_MOVABLE)
+			lowmem_pages += zone_managed_pages(z);
+
+	for_each_zone(sim, z) {
 		unsigned long managed = zone_managed_pages(z);
 		unsigned long tmp = lowmem_pages ? pages_min * managed / lowmem_pages : 0;
 

@@ -1,9 +1,526 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * bench.c - mmfuzz bench: prints what the model costs. Not a test: there
+ * are no thresholds, only figures.
+ *
+ *  - the page descriptor size;
+ *  - buddy alloc+free pairs/s at orders 0, 3 and 9 on a 1-node machine
+ *    (64K pages of Normal), next to glibc malloc/free of the same sizes in
+ *    the same pattern: a batch of N blocks allocated, then freed in a fixed
+ *    shuffled order, so the model splits on the way down and merges on the
+ *    way back;
+ *  - the per-input reset: mm_sim_init() of the machines the fuzz targets
+ *    decode, and the bytes it writes;
+ *  - executor throughput: fixed-seed random 512-byte inputs decoded and run
+ *    by mm_exec_run(), as fuzz_common.c does per input, without sanitizers
+ *    when built with the release preset.
+ *
+ * Every measurement repeats one deterministic round until --seconds have
+ * passed. The per-op counts (zone-lock acquisitions, splits, merges, ops,
+ * reset bytes) are taken from the first round, so they are the same on
+ * every run and with --quick; only the times vary. The correct model is
+ * measured: MMFUZZ_VARIANT is ignored.
+ */
 #include "cli.h"
+
+#include <limits.h>
+#include <malloc.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BENCH_SEED	    UINT64_C(0x6d6d66757a7a0001)
+#define BENCH_PAGES	    65536u /* the buddy machine: 256 MiB of Normal */
+#define BENCH_GFP	    MM_GFP_HIGHUSER_MOVABLE
+#define BENCH_INPUTS	    256u /* random fuzz inputs per executor round */
+#define BENCH_INPUT_LEN	    512u
+#define BENCH_SECONDS	    0.5
+#define BENCH_QUICK_SECONDS 0.05
+#define BENCH_MAX_SECONDS   3600.0
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define BENCH_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define BENCH_SANITIZED 1
+#endif
+#endif
+
+/* Keeps a value (and every store before it) alive past the optimizer. */
+#define keep(p) __asm__ __volatile__("" : : "r"(p) : "memory")
+
+static unsigned long violations;
+
+static void count_violation(const struct mm_violation *v, void *arg)
+{
+	char line[512];
+
+	(void)arg;
+	if (!violations++) {
+		mm_violation_format(v, line, sizeof(line));
+		fprintf(stderr, "mmfuzz: bench: the correct model reported %s\n", line);
+	}
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+/* Runs round(ctx) until seconds have passed (at least once); returns the time. */
+static double time_rounds(void (*round)(void *), void *ctx, double seconds, unsigned long *rounds)
+{
+	unsigned long n = 0;
+	double t0 = now(), t;
+
+	do {
+		round(ctx);
+		n++;
+		t = now() - t0;
+	} while (t < seconds);
+	*rounds = n;
+	return t;
+}
+
+/* ------------------------------------------------------------------------
+ * Buddy alloc+free pairs against glibc malloc/free
+ * ---------------------------------------------------------------------- */
+
+struct pairs_ctx {
+	struct mm_sim *sim;
+	unsigned int order, n;
+	const uint32_t *perm; /* the free order */
+	long long *pfn;
+	uint32_t *gen;
+	void **ptr;
+	size_t bytes;
+	unsigned long failed;
+};
+
+static void model_round(void *arg)
+{
+	struct pairs_ctx *c = arg;
+
+	for (unsigned int i = 0; i < c->n; i++) {
+		c->pfn[i] = mm_alloc_pages(c->sim, c->order, BENCH_GFP, -1, i, &c->gen[i]);
+		c->failed += c->pfn[i] < 0;
+	}
+	for (unsigned int k = 0; k < c->n; k++) {
+		uint32_t i = c->perm[k];
+		if (c->pfn[i] >= 0)
+			mm_free_pages(c->sim, (uint64_t)c->pfn[i], c->order, i, c->gen[i]);
+	}
+}
+
+static void malloc_round(void *arg)
+{
+	struct pairs_ctx *c = arg;
+
+	for (unsigned int i = 0; i < c->n; i++) {
+		c->ptr[i] = malloc(c->bytes);
+		c->failed += !c->ptr[i];
+		keep(c->ptr[i]);
+	}
+	for (unsigned int k = 0; k < c->n; k++)
+		free(c->ptr[c->perm[k]]);
+}
+
+static void bench_machine(struct mm_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->nr_nodes = 1;
+	cfg->cpus_per_node[0] = 1;
+	cfg->max_order = MM_MAX_PAGE_ORDER;
+	cfg->pageblock_order = 9;
+	cfg->watermark_scale_factor = 10;
+	cfg->zones[0][ZONE_NORMAL] =
+		(struct mm_zone_config){0, BENCH_PAGES, BENCH_PAGES, BENCH_PAGES};
+}
+
+/* Returns 0, or -1 after a message when the model could not serve the batch. */
+static int bench_pairs(double seconds)
+{
+	static const struct {
+		unsigned int order, batch;
+	} rows[] = {{0, 4096}, {3, 1024}, {9, 64}};
+	struct mm_config cfg;
+	struct mm_sim *sim = mm_sim_create();
+	uint32_t *perm = malloc(4096 * sizeof(*perm));
+	long long *pfn = malloc(4096 * sizeof(*pfn));
+	uint32_t *gen = malloc(4096 * sizeof(*gen));
+	void **ptr = malloc(4096 * sizeof(*ptr));
+	int ret = 0;
+
+	if (!sim || !perm || !pfn || !gen || !ptr) {
+		fprintf(stderr, "mmfuzz: bench: out of memory\n");
+		ret = -1;
+		goto out;
+	}
+	bench_machine(&cfg);
+	mm_sim_set_violation_handler(sim, count_violation, NULL);
+#ifdef __GLIBC__
+	/* Freed memory stays in the heap and 2 MiB blocks come from it too. */
+	mallopt(M_TRIM_THRESHOLD, INT_MAX);
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+#endif
+	mm_set_current_cpu(0);
+
+	printf("buddy alloc+free pairs: 1 node, 1 CPU, Normal %u pages, gfp HIGHUSER_MOVABLE;\n"
+	       "a batch of N blocks allocated, then freed in a fixed shuffled order; glibc\n"
+	       "malloc/free of the same bytes, heap kept (no trim, no mmap per block)\n",
+	       BENCH_PAGES);
+	printf("%5s %9s %5s  %14s %8s  %14s %8s  %11s  %8s %11s %11s\n", "order", "bytes", "N",
+	       "model Mpairs/s", "ns/pair", "glibc Mpairs/s", "ns/pair", "model/glibc", "locks/op",
+	       "splits/pair", "merges/pair");
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		struct pairs_ctx c = {
+			.sim = sim,
+			.order = rows[r].order,
+			.n = rows[r].batch,
+			.perm = perm,
+			.pfn = pfn,
+			.gen = gen,
+			.ptr = ptr,
+			.bytes = (size_t)4096 << rows[r].order,
+		};
+		uint64_t seed = BENCH_SEED + r;
+		struct mm_stats st;
+		unsigned long model_rounds, malloc_rounds;
+
+		/* Fisher-Yates: the same free order for the model and glibc. */
+		for (uint32_t i = 0; i < c.n; i++)
+			perm[i] = i;
+		for (uint32_t i = c.n - 1; i > 0; i--) {
+			uint32_t j = (uint32_t)(splitmix64(&seed) % (i + 1));
+			uint32_t t = perm[i];
+			perm[i] = perm[j];
+			perm[j] = t;
+		}
+
+		if (mm_sim_init(sim, &cfg, -1)) {
+			fprintf(stderr, "mmfuzz: bench: cannot build the bench machine\n");
+			ret = -1;
+			goto out;
+		}
+		/* The first round, untimed, gives the counts (and warms the caches). */
+		model_round(&c);
+		mm_sim_stats(sim, &st);
+		if (c.failed) {
+			fprintf(stderr,
+				"mmfuzz: bench: %lu of %u order-%u allocations failed on the "
+				"bench machine\n",
+				c.failed, c.n, c.order);
+			ret = -1;
+			goto out;
+		}
+		double t_model = time_rounds(model_round, &c, seconds, &model_rounds);
+		malloc_round(&c);
+		double t_malloc = time_rounds(malloc_round, &c, seconds, &malloc_rounds);
+		if (c.failed) {
+			fprintf(stderr, "mmfuzz: bench: malloc(%zu) failed\n", c.bytes);
+			ret = -1;
+			goto out;
+		}
+
+		double pairs_model = (double)model_rounds * c.n;
+		double pairs_malloc = (double)malloc_rounds * c.n;
+		double ns_model = t_model * 1e9 / pairs_model;
+		double ns_malloc = t_malloc * 1e9 / pairs_malloc;
+		printf("%5u %9zu %5u  %14.2f %8.1f  %14.2f %8.1f  %10.2fx  %8.3f %11.3f %11.3f\n",
+		       c.order, c.bytes, c.n, pairs_model / t_model / 1e6, ns_model,
+		       pairs_malloc / t_malloc / 1e6, ns_malloc, ns_model / ns_malloc,
+		       (double)st.zone_lock_acquisitions / (2.0 * c.n), (double)st.splits / c.n,
+		       (double)st.merges / c.n);
+	}
+out:
+	mm_sim_destroy(sim);
+	free(perm);
+	free(pfn);
+	free(gen);
+	free(ptr);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------
+ * The fuzz inputs: fixed-seed random bytes, decoded with the default limits
+ * ---------------------------------------------------------------------- */
+
+struct inputs {
+	uint8_t data[BENCH_INPUTS][BENCH_INPUT_LEN];
+	struct mm_config cfg[BENCH_INPUTS];
+	struct mm_limits lim;
+};
+
+static int make_inputs(struct inputs *in)
+{
+	uint64_t seed = BENCH_SEED;
+	struct mm_prog p;
+
+	mm_limits_default(&in->lim);
+	mm_prog_init(&p);
+	for (unsigned int i = 0; i < BENCH_INPUTS; i++) {
+		for (unsigned int b = 0; b < BENCH_INPUT_LEN; b += 8) {
+			uint64_t x = splitmix64(&seed);
+			memcpy(&in->data[i][b], &x, 8);
+		}
+		if (mm_decode(in->data[i], BENCH_INPUT_LEN, &in->lim, &p)) {
+			mm_prog_free(&p);
+			return -1;
+		}
+		in->cfg[i] = p.cfg;
+	}
+	mm_prog_free(&p);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The per-input reset
+ * ---------------------------------------------------------------------- */
+
+struct reset_ctx {
+	struct mm_sim *sim;
+	const struct mm_config *cfg;
+	unsigned int n;
+	unsigned long failed;
+};
+
+static void reset_round(void *arg)
+{
+	struct reset_ctx *c = arg;
+
+	for (unsigned int i = 0; i < c->n; i++)
+		c->failed += mm_sim_init(c->sim, &c->cfg[i], -1) != 0;
+}
+
+/* Times mm_sim_init over cfg[0..n); prints one row. */
+static int reset_row(const char *what, const struct mm_config *cfg, unsigned int n, double seconds)
+{
+	struct reset_ctx c = {.sim = mm_sim_create(), .cfg = cfg, .n = n};
+	double pages = 0, bytes = 0, max_bytes = 0;
+	unsigned long rounds;
+
+	if (!c.sim) {
+		fprintf(stderr, "mmfuzz: bench: out of memory\n");
+		return -1;
+	}
+	/* The first round, untimed: the bytes each init writes, and buffer growth. */
+	for (unsigned int i = 0; i < n; i++) {
+		if (mm_sim_init(c.sim, &cfg[i], -1)) {
+			fprintf(stderr, "mmfuzz: bench: cannot build a %s\n", what);
+			mm_sim_destroy(c.sim);
+			return -1;
+		}
+		double b = (double)mm_sim_reset_bytes(c.sim);
+		bytes += b;
+		max_bytes = b > max_bytes ? b : max_bytes;
+		pages += (double)mm_config_max_pfn(&cfg[i]);
+	}
+	double t = time_rounds(reset_round, &c, seconds, &rounds);
+	mm_sim_destroy(c.sim);
+	if (c.failed) {
+		fprintf(stderr, "mmfuzz: bench: mm_sim_init failed on a %s\n", what);
+		return -1;
+	}
+	printf("%-34s %7.0f %12.0f %12.0f %10.2f %12.0f\n", what, pages / n, bytes / n, max_bytes,
+	       t * 1e6 / ((double)rounds * n), (double)rounds * n / t);
+	return 0;
+}
+
+static int bench_reset(const struct inputs *in, double seconds)
+{
+	struct mm_config big;
+	char what[64];
+
+	bench_machine(&big);
+	printf("per-input reset: mm_sim_init() (mean over the machines; bytes from "
+	       "mm_sim_reset_bytes())\n");
+	printf("%-34s %7s %12s %12s %10s %12s\n", "machine", "pages", "reset bytes", "max bytes",
+	       "us/init", "inits/s");
+	snprintf(what, sizeof(what), "fuzz inputs (%u decoded)", BENCH_INPUTS);
+	if (reset_row(what, in->cfg, BENCH_INPUTS, seconds))
+		return -1;
+	return reset_row("the buddy bench machine", &big, 1, seconds);
+}
+
+/* ------------------------------------------------------------------------
+ * The executor: decode + run, per input, as the fuzz targets do
+ * ---------------------------------------------------------------------- */
+
+struct exec_ctx {
+	const struct inputs *in;
+	struct mm_exec *ex;
+	struct mm_prog prog;
+	struct mm_exec_opts opts;
+	unsigned long failed;
+	bool count; /* the first round: sum the counts below */
+	unsigned long long ops, skipped, locks, full_checks, allocs, alloc_fail;
+};
+
+static void exec_round(void *arg)
+{
+	struct exec_ctx *c = arg;
+	long failed_op;
+
+	for (unsigned int i = 0; i < BENCH_INPUTS; i++) {
+		if (mm_decode(c->in->data[i], BENCH_INPUT_LEN, &c->in->lim, &c->prog) ||
+		    mm_exec_run(c->ex, &c->prog, &c->opts, &failed_op) < 0) {
+			c->failed++;
+			continue;
+		}
+		if (c->count) {
+			struct mm_stats st;
+			mm_sim_stats(mm_exec_sim(c->ex), &st);
+			c->ops += c->prog.nr_ops;
+			c->skipped += mm_exec_skipped(c->ex);
+			c->locks += st.zone_lock_acquisitions;
+			c->full_checks += st.full_checks;
+			c->allocs += st.alloc_success;
+			c->alloc_fail += st.alloc_fail;
+		}
+	}
+}
+
+static int bench_exec(const struct inputs *in, double seconds)
+{
+	struct exec_ctx c = {.in = in, .ex = mm_exec_create(), .count = true};
+	unsigned long rounds;
+	int ret = 0;
+
+	if (!c.ex) {
+		fprintf(stderr, "mmfuzz: bench: out of memory\n");
+		return -1;
+	}
+	mm_prog_init(&c.prog);
+	mm_exec_opts_default(&c.opts);
+	c.opts.on_violation = count_violation;
+
+	exec_round(&c);
+	c.count = false;
+	double t = time_rounds(exec_round, &c, seconds, &rounds);
+	if (c.failed) {
+		fprintf(stderr, "mmfuzz: bench: %lu inputs could not be decoded or run\n",
+			c.failed);
+		ret = -1;
+		goto out;
+	}
+
+	double progs = (double)rounds * BENCH_INPUTS;
+	double ops = (double)c.ops;
+	printf("executor: mm_decode() + mm_exec_run() per input (default limits, full check "
+	       "every %u ops\nand at the end), %u random %u-byte inputs, splitmix64 seed %#llx\n",
+	       c.opts.check_every, BENCH_INPUTS, BENCH_INPUT_LEN, (unsigned long long)BENCH_SEED);
+	printf("%12s %12s %9s %9s %9s %9s %12s %10s\n", "inputs/s", "ops/s", "us/input",
+	       "ops/input", "skipped", "locks/op", "checks/input", "allocs ok");
+	printf("%12.0f %12.0f %9.2f %9.1f %8.1f%% %9.3f %12.2f %9.1f%%\n", progs / t,
+	       progs * (ops / BENCH_INPUTS) / t, t * 1e6 / progs, ops / BENCH_INPUTS,
+	       ops > 0 ? 100.0 * (double)c.skipped / ops : 0.0,
+	       ops > 0 ? (double)c.locks / ops : 0.0, (double)c.full_checks / BENCH_INPUTS,
+	       c.allocs + c.alloc_fail
+		       ? 100.0 * (double)c.allocs / (double)(c.allocs + c.alloc_fail)
+		       : 0.0);
+out:
+	mm_prog_free(&c.prog);
+	mm_exec_destroy(c.ex);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------
+ * The command
+ * ---------------------------------------------------------------------- */
+
+static const char usage_line[] = "mmfuzz bench [--seconds S] [--quick]";
+
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !isfinite(v) || v <= 0 || v > BENCH_MAX_SECONDS)
+		return cli_usage_error("bench: --seconds wants a number of seconds in (0, %.0f], "
+				       "got '%s'",
+				       BENCH_MAX_SECONDS, s);
+	*out = v;
+	return 0;
+}
 
 int cmd_bench(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cli_usage_error("bench: not built yet");
+	double seconds = BENCH_SECONDS;
+	bool quick = false, seconds_set = false;
+	struct inputs *in;
+	int ret;
+
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		if (!strcmp(arg, "--seconds") || !strncmp(arg, "--seconds=", 10)) {
+			const char *v = arg[9] == '=' ? arg + 10 : NULL;
+			if (!v && i + 1 >= argc)
+				return cli_usage_error("bench: --seconds needs a value (%s)",
+						       usage_line);
+			if ((ret = parse_seconds(v ? v : argv[++i], &seconds)))
+				return ret;
+			seconds_set = true;
+		} else if (!strcmp(arg, "--quick")) {
+			quick = true;
+		} else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			printf("usage: %s\n"
+			       "  --seconds S  time per measurement (default %.2f)\n"
+			       "  --quick      %.2f s per measurement, unless --seconds is given\n"
+			       "Counts are deterministic; only the times vary.\n",
+			       usage_line, BENCH_SECONDS, BENCH_QUICK_SECONDS);
+			return EXIT_CLEAN;
+		} else {
+			return cli_usage_error("bench: unknown argument '%s' (%s)", arg,
+					       usage_line);
+		}
+	}
+	if (quick && !seconds_set)
+		seconds = BENCH_QUICK_SECONDS;
+
+	in = malloc(sizeof(*in));
+	if (!in || make_inputs(in)) {
+		free(in);
+		return cli_usage_error("bench: out of memory");
+	}
+	printf("mmfuzz bench: %.2f s per measurement; counts are per op and deterministic, "
+	       "times vary\n\n",
+	       seconds);
+#if defined(BENCH_SANITIZED) || !defined(__OPTIMIZE__)
+	printf("note: this mmfuzz is built with sanitizers or without optimization (and\n"
+	       "malloc may be the sanitizer's); the release preset gives the plain figures\n\n");
+#endif
+	printf("%-34s %zu bytes\n\n", "page descriptor (struct page)", mm_page_descriptor_size());
+
+	ret = bench_pairs(seconds);
+	if (!ret) {
+		putchar('\n');
+		ret = bench_reset(in, seconds);
+	}
+	if (!ret) {
+		putchar('\n');
+		ret = bench_exec(in, seconds);
+	}
+	free(in);
+	if (ret)
+		return EXIT_USAGE;
+	if (violations) {
+		printf("\nthe correct model reported %lu violation(s): see the first above\n",
+		       violations);
+		return EXIT_VIOLATION;
+	}
+	return EXIT_CLEAN;
 }

@@ -11,8 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_FILES 64
+
 struct run_args {
 	const char *file;
+	const char *files[MAX_FILES];
+	int nr_files;
 	const char *out;
 	const char *variant_name;
 	unsigned int check_every;
@@ -40,14 +44,17 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool allow_out)
 		} else if (arg[0] == '-' && arg[1]) {
 			return cli_usage_error("%s: unknown or incomplete option '%s'", argv[0],
 					       arg);
-		} else if (!a->file) {
-			a->file = arg;
+		} else if (a->nr_files < MAX_FILES) {
+			a->files[a->nr_files++] = arg;
 		} else {
-			return cli_usage_error("%s: one input file only", argv[0]);
+			return cli_usage_error("%s: at most %d input files", argv[0], MAX_FILES);
 		}
 	}
-	if (!a->file)
+	if (!a->nr_files)
 		return cli_usage_error("%s: which file? (mmfuzz %s FILE)", argv[0], argv[0]);
+	if (a->nr_files > 1 && strcmp(argv[0], "run"))
+		return cli_usage_error("%s: one input file only", argv[0]);
+	a->file = a->files[0];
 	return 0;
 }
 
@@ -131,30 +138,22 @@ static void collect(const struct mm_violation *v, void *arg)
 }
 
 /* Runs the file; fills the verdict. Returns an exit code. */
-static int run_file(const struct run_args *a, struct mm_prog *p, struct collected *c,
-		    long *failed_op, int *variant)
+static int run_file(struct mm_exec *ex, const struct run_args *a, const char *file,
+		    struct mm_prog *p, struct collected *c, long *failed_op, int variant)
 {
 	struct mm_exec_opts o;
-	struct mm_exec *ex;
 
-	*variant = cli_variant(a->variant_name);
-	if (*variant == -2)
+	if (cli_load_prog(file, p))
 		return EXIT_USAGE;
-	if (cli_load_prog(a->file, p))
-		return EXIT_USAGE;
-	ex = mm_exec_create();
-	if (!ex)
-		return cli_usage_error("out of memory");
 	mm_exec_opts_default(&o);
-	o.variant = *variant;
+	o.variant = variant;
 	o.on_violation = collect;
 	o.arg = c;
 	if (a->check_every_set)
 		o.check_every = a->check_every;
 	long n = mm_exec_run(ex, p, &o, failed_op);
-	mm_exec_destroy(ex);
 	if (n < 0)
-		return cli_usage_error("%s: the machine cannot be built", a->file);
+		return cli_usage_error("%s: the machine cannot be built", file);
 	return n ? EXIT_VIOLATION : EXIT_CLEAN;
 }
 
@@ -163,25 +162,41 @@ static const char *variant_name(int v)
 	return v >= 0 ? mm_variant_at((size_t)v)->name : "none";
 }
 
+/*
+ * Several files run one after the other on one executor, reusing its
+ * machine as a fuzz target does: bugs of the per-input reset show there.
+ */
 int cmd_run(int argc, char **argv)
 {
 	struct run_args a;
 	struct mm_prog p;
-	struct collected c = {0};
+	struct mm_exec *ex;
 	long failed_op;
 	int variant, ret;
 
 	if ((ret = parse_args(argc, argv, &a, false)))
 		return ret;
+	variant = cli_variant(a.variant_name);
+	if (variant == -2)
+		return EXIT_USAGE;
+	ex = mm_exec_create();
+	if (!ex)
+		return cli_usage_error("out of memory");
 	mm_prog_init(&p);
-	ret = run_file(&a, &p, &c, &failed_op, &variant);
-	if (ret == EXIT_VIOLATION)
-		printf("%s: violation at op %ld of %u (variant %s)\n", a.file, failed_op, p.nr_ops,
-		       variant_name(variant));
-	else if (ret == EXIT_CLEAN)
-		printf("%s: %u ops, no violation (variant %s)\n", a.file, p.nr_ops,
-		       variant_name(variant));
+	for (int i = 0; i < a.nr_files && ret != EXIT_USAGE; i++) {
+		struct collected c = {0};
+		int r = run_file(ex, &a, a.files[i], &p, &c, &failed_op, variant);
+		if (r == EXIT_VIOLATION)
+			printf("%s: violation at op %ld of %u (variant %s)\n", a.files[i],
+			       failed_op, p.nr_ops, variant_name(variant));
+		else if (r == EXIT_CLEAN)
+			printf("%s: %u ops, no violation (variant %s)\n", a.files[i], p.nr_ops,
+			       variant_name(variant));
+		if (r > ret)
+			ret = r;
+	}
 	mm_prog_free(&p);
+	mm_exec_destroy(ex);
 	return ret;
 }
 
@@ -195,8 +210,15 @@ int cmd_repro(int argc, char **argv)
 
 	if ((ret = parse_args(argc, argv, &a, true)))
 		return ret;
+	variant = cli_variant(a.variant_name);
+	if (variant == -2)
+		return EXIT_USAGE;
+	struct mm_exec *ex = mm_exec_create();
+	if (!ex)
+		return cli_usage_error("out of memory");
 	mm_prog_init(&p);
-	ret = run_file(&a, &p, &c, &failed_op, &variant);
+	ret = run_file(ex, &a, a.file, &p, &c, &failed_op, variant);
+	mm_exec_destroy(ex);
 	if (ret == EXIT_USAGE) {
 		mm_prog_free(&p);
 		return ret;

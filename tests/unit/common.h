@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * common.h - helpers shared by the unit tests: a fixed-seed PRNG, machine
+ * builders, a violation recorder and the Check main loop. Header-only:
+ * every tests/unit/test_*.c is its own executable.
+ */
+#ifndef MMFUZZ_TEST_COMMON_H
+#define MMFUZZ_TEST_COMMON_H
+
+#include "mmcore.h"
+
+#include <check.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ------------------------------------------------------------------------
+ * splitmix64: deterministic, so a failure replays with the same seed
+ * ---------------------------------------------------------------------- */
+
+struct rng {
+	uint64_t s;
+};
+
+static inline uint64_t rng_next(struct rng *r)
+{
+	uint64_t z = (r->s += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+/* Uniform enough in [0, n) for test inputs; n > 0. */
+static inline unsigned int rng_below(struct rng *r, unsigned int n)
+{
+	return (unsigned int)(rng_next(r) % n);
+}
+
+/* ------------------------------------------------------------------------
+ * Machines
+ * ---------------------------------------------------------------------- */
+
+/*
+ * One node, nr_cpus CPUs, no zones yet. Watermarks are all zero with
+ * min_free_kbytes 1 (pages_min = 1 >> 2 = 0) and watermark_scale_factor 1
+ * (gap = managed * 1 / 10000 = 0 below 10000 pages): on a tiny machine the
+ * watermark check then only asks for free > 2^order - 1.
+ */
+static inline void cfg_tiny(struct mm_config *cfg, unsigned int nr_cpus, unsigned int max_order,
+			    unsigned int pageblock_order)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->nr_nodes = 1;
+	cfg->cpus_per_node[0] = nr_cpus;
+	cfg->max_order = max_order;
+	cfg->pageblock_order = pageblock_order;
+	cfg->min_free_kbytes = 1;
+	cfg->watermark_scale_factor = 1;
+}
+
+static inline void cfg_zone(struct mm_config *cfg, unsigned int node, enum zone_type zt,
+			    uint64_t start, uint64_t spanned, uint64_t managed)
+{
+	cfg->zones[node][zt] = (struct mm_zone_config){start, spanned, spanned, managed};
+}
+
+/* Builds cfg into a new sim; fails the test if the machine is refused. */
+static inline struct mm_sim *sim_new(const struct mm_config *cfg)
+{
+	char err[160] = "";
+	struct mm_sim *sim;
+
+	ck_assert_msg(mm_config_validate(cfg, err, sizeof(err)) == 0, "config refused: %s", err);
+	sim = mm_sim_create();
+	ck_assert_ptr_nonnull(sim);
+	ck_assert_int_eq(mm_sim_init(sim, cfg, -1), 0);
+	return sim;
+}
+
+static inline struct mm_zone_info zinfo(const struct mm_sim *sim, int node, enum zone_type zt)
+{
+	struct mm_zone_info zi;
+
+	ck_assert_int_eq(mm_zone_info(sim, node, zt, &zi), 0);
+	return zi;
+}
+
+/* Asserts the zone's free_area[].nr_free equals want[0..nr-1] and is 0 above. */
+static inline void assert_nr_free(const struct mm_sim *sim, int node, enum zone_type zt,
+				  const unsigned long *want, unsigned int nr)
+{
+	struct mm_zone_info zi = zinfo(sim, node, zt);
+
+	for (unsigned int o = 0; o < MM_NR_PAGE_ORDERS; o++) {
+		unsigned long w = o < nr ? want[o] : 0;
+		ck_assert_msg(zi.nr_free[o] == w, "%s nr_free[%u] = %lu, want %lu",
+			      mm_zone_name(zt), o, zi.nr_free[o], w);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Violations: a recorder for mm_sim_set_violation_handler()
+ * ---------------------------------------------------------------------- */
+
+#define VREC_MAX 16
+
+struct vrec {
+	pthread_mutex_t lock; /* the stress test reports from several threads */
+	unsigned int n;
+	char id[VREC_MAX][40];
+	char first[256]; /* the first one, formatted */
+};
+
+static inline void vrec_init(struct vrec *r)
+{
+	memset(r, 0, sizeof(*r));
+	pthread_mutex_init(&r->lock, NULL);
+}
+
+static inline void vrec_handler(const struct mm_violation *v, void *arg)
+{
+	struct vrec *r = arg;
+
+	pthread_mutex_lock(&r->lock);
+	if (r->n < VREC_MAX)
+		snprintf(r->id[r->n], sizeof(r->id[0]), "%s", v->id);
+	if (!r->n)
+		mm_violation_format(v, r->first, sizeof(r->first));
+	r->n++;
+	pthread_mutex_unlock(&r->lock);
+}
+
+static inline bool vrec_has(const struct vrec *r, const char *id)
+{
+	for (unsigned int i = 0; i < r->n && i < VREC_MAX; i++)
+		if (!strcmp(r->id[i], id))
+			return true;
+	return false;
+}
+
+/* ------------------------------------------------------------------------
+ * main()
+ * ---------------------------------------------------------------------- */
+
+static inline int run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed != 0;
+}
+
+#endif /* MMFUZZ_TEST_COMMON_H */
