@@ -299,7 +299,10 @@ long long mm_alloc_pages(struct mm_sim *sim, unsigned int order, unsigned int gf
  * Freeing
  * ---------------------------------------------------------------------- */
 
-/* Verifies the block is allocated as (order, owner, gen), then marks it free. */
+/*
+ * Verifies the block is allocated as (order, owner, gen). Only reads: other
+ * CPUs scanning a pageblock under zone->lock may look at these pages.
+ */
 static bool free_pages_prepare(struct mm_sim *sim, uint64_t pfn, unsigned int order, uint32_t owner,
 			       uint32_t gen)
 {
@@ -327,8 +330,6 @@ static bool free_pages_prepare(struct mm_sim *sim, uint64_t pfn, unsigned int or
 			return false;
 		}
 	}
-	for (uint64_t i = 1; i < nr; i++)
-		head[i].state = PG_FREE_TAIL; /* tails of allocations have order 0 already */
 	return true;
 }
 
@@ -344,10 +345,11 @@ static void free_one_page(struct zone *zone, uint64_t pfn, unsigned int order)
 
 	zone_lock(zone);
 	atomic_long_add(-(1L << order), &zone->nr_allocated);
+	/* Tails of allocations have order 0 already; __free_one_page makes heads buddies. */
+	for (uint64_t p = pfn; p < end; p++)
+		pfn_to_page(sim, p)->state = PG_FREE_TAIL;
 	for (; pfn < end; pfn += UINT64_C(1) << chunk) {
 		struct page *page = pfn_to_page(sim, pfn);
-		/* __free_one_page makes the head a buddy again */
-		page->state = PG_FREE_TAIL;
 		page->order = 0;
 		__free_one_page(zone, pfn, chunk, get_pfnblock_migratetype(sim, pfn), FPI_NONE);
 	}
