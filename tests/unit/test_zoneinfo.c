@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_zoneinfo.c - the model against real machines: every
- * /proc/zoneinfo sample in the shared data (data/zoneinfo/NAME.txt, with its
+ * /proc/zoneinfo sample in tests/data/zoneinfo (NAME.txt, with its
  * .meta) is built into the model, whose watermarks and lowmem reserves
  * must equal what that kernel printed. Also the zoneinfo reader's errors,
  * the printer's layout and the default min_free_kbytes formula.
@@ -199,8 +199,8 @@ static void load_sample(int i, struct sample *s)
 START_TEST(test_samples_found)
 {
 	ck_assert_msg(samples_status == 0 && samples.gl_pathc > 0,
-		      "no zoneinfo samples: %s/*.txt matches nothing; the shared data must sit "
-		      "next to the clone (../shared) or be named by MMFUZZ_SHARED_DIR",
+		      "no zoneinfo samples: %s/*.txt matches nothing; the samples live in "
+		      "tests/data/zoneinfo (or the directory MMFUZZ_SHARED_DIR names)",
 		      sample_dir);
 }
 END_TEST
