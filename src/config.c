@@ -22,14 +22,20 @@ const char *mm_migratetype_name(int mt)
 	return mt >= 0 && mt < MIGRATE_TYPES ? migratetype_names[mt] : "?";
 }
 
-void mm_config_default(struct mm_config *cfg)
+void mm_config_init(struct mm_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->nr_nodes = 1;
-	cfg->cpus_per_node[0] = 2;
+	cfg->cpus_per_node[0] = 1;
 	cfg->max_order = MM_MAX_PAGE_ORDER;
 	cfg->pageblock_order = 9;
 	cfg->watermark_scale_factor = 10;
+}
+
+void mm_config_default(struct mm_config *cfg)
+{
+	mm_config_init(cfg);
+	cfg->cpus_per_node[0] = 2;
 	cfg->zones[0][ZONE_DMA32] = (struct mm_zone_config){0, 1024, 1024, 1024};
 	cfg->zones[0][ZONE_NORMAL] = (struct mm_zone_config){1024, 1024, 1024, 1024};
 }

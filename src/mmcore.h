@@ -100,6 +100,8 @@ struct mm_config {
 	unsigned int percpu_pagelist_high_fraction; /* 0 or >= 8 */
 };
 
+/* The kernel's defaults (1 node, 1 CPU, orders 10/9, wsf 10) and no zones yet. */
+void mm_config_init(struct mm_config *cfg);
 /* Fills a small valid machine: 1 node, 2 CPUs, DMA32 + Normal. */
 void mm_config_default(struct mm_config *cfg);
 /* Returns 0, or -1 with a one-line reason in err. */

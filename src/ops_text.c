@@ -231,12 +231,7 @@ static int parse_config(struct parser *ps, char **tok, int ntok)
 		PERR(ps, "a second config line");
 	if (ps->prog->nr_ops)
 		PERR(ps, "config must come before the ops");
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->nr_nodes = 1;
-	cfg->cpus_per_node[0] = 1;
-	cfg->max_order = MM_MAX_PAGE_ORDER;
-	cfg->pageblock_order = 9;
-	cfg->watermark_scale_factor = 10;
+	mm_config_init(cfg);
 	for (int i = 1; i < ntok; i++) {
 		if ((v = kv(tok[i], "cpus"))) {
 			char buf[128];

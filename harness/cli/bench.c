@@ -141,12 +141,7 @@ static void malloc_round(void *arg)
 
 static void bench_machine(struct mm_config *cfg)
 {
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->nr_nodes = 1;
-	cfg->cpus_per_node[0] = 1;
-	cfg->max_order = MM_MAX_PAGE_ORDER;
-	cfg->pageblock_order = 9;
-	cfg->watermark_scale_factor = 10;
+	mm_config_init(cfg);
 	cfg->zones[0][ZONE_NORMAL] =
 		(struct mm_zone_config){0, BENCH_PAGES, BENCH_PAGES, BENCH_PAGES};
 }
