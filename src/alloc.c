@@ -343,7 +343,10 @@ static void free_one_page(struct zone *zone, uint64_t pfn, unsigned int order)
 	unsigned int chunk = order > sim->pageblock_order ? sim->pageblock_order : order;
 	uint64_t end = pfn + (UINT64_C(1) << order);
 
-	zone_lock(zone);
+	bool locked = !sim->policy.free_without_zone_lock;
+
+	if (locked)
+		zone_lock(zone);
 	atomic_long_add(-(1L << order), &zone->nr_allocated);
 	/* Tails of allocations have order 0 already; __free_one_page makes heads buddies. */
 	for (uint64_t p = pfn; p < end; p++)
@@ -353,7 +356,8 @@ static void free_one_page(struct zone *zone, uint64_t pfn, unsigned int order)
 		page->order = 0;
 		__free_one_page(zone, pfn, chunk, get_pfnblock_migratetype(sim, pfn), FPI_NONE);
 	}
-	zone_unlock(zone);
+	if (locked)
+		zone_unlock(zone);
 }
 
 void mm_free_pages(struct mm_sim *sim, uint64_t pfn, unsigned int order, uint32_t owner,

@@ -10,15 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct handle {
-	long long pfn; /* -1: the allocation failed or has been freed */
-	uint32_t gen;
-	uint8_t order;
-};
-
 struct mm_exec {
 	struct mm_sim *sim;
-	struct handle *h;
+	struct mm_handle *h;
 	size_t cap;
 	const struct mm_exec_opts *opts;
 	long cur_op;
@@ -82,59 +76,52 @@ static struct zone *pfn_zone(struct mm_sim *sim, long long pfn)
 	return page_zone(sim, pfn_to_page(sim, (uint64_t)pfn));
 }
 
-static void exec_op(struct mm_exec *ex, const struct mm_op *op, uint32_t *next_handle)
+int mm_apply_op(struct mm_sim *sim, const struct mm_op *op, struct mm_handle *handles,
+		uint32_t nr_handles, uint32_t alloc_handle)
 {
-	struct mm_sim *sim = ex->sim;
-	struct handle *h;
+	struct mm_handle *h;
 
 	if (op->kind != MM_OP_CHECK && op->kind != MM_OP_CPU_ONLINE &&
 	    !mm_cpu_is_online(sim, op->cpu)) {
 		/* An offline CPU runs nothing; its allocation simply never happens. */
-		if (op->kind == MM_OP_ALLOC)
-			ex->h[(*next_handle)++].pfn = -1;
-		ex->skipped++;
-		return;
+		if (op->kind == MM_OP_ALLOC && alloc_handle < nr_handles)
+			handles[alloc_handle].pfn = -1;
+		return 1;
 	}
 	mm_set_current_cpu(op->cpu);
 	switch (op->kind) {
 	case MM_OP_ALLOC:
-		h = &ex->h[(*next_handle)++];
+		if (alloc_handle >= nr_handles)
+			return 1;
+		h = &handles[alloc_handle];
 		h->order = op->order;
-		h->pfn = mm_alloc_pages(sim, op->order, op->gfp, op->node, (uint32_t)(h - ex->h),
-					&h->gen);
+		h->pfn = mm_alloc_pages(sim, op->order, op->gfp, op->node, alloc_handle, &h->gen);
 		if (h->pfn >= 0)
 			_mm_check_zone_cheap(pfn_zone(sim, h->pfn));
-		break;
+		return 0;
 	case MM_OP_FREE:
-		h = &ex->h[op->arg];
-		if (op->arg >= *next_handle || h->pfn < 0) {
-			ex->skipped++;
-			break;
-		}
+		if (op->arg >= nr_handles || handles[op->arg].pfn < 0)
+			return 1;
+		h = &handles[op->arg];
 		mm_free_pages(sim, (uint64_t)h->pfn, h->order, op->arg, h->gen);
 		_mm_check_zone_cheap(pfn_zone(sim, h->pfn));
 		h->pfn = -1;
-		break;
+		return 0;
 	case MM_OP_CPU_OFFLINE:
-		if (mm_cpu_offline(sim, op->cpu))
-			ex->skipped++;
-		break;
+		return mm_cpu_offline(sim, op->cpu) ? 1 : 0;
 	case MM_OP_CPU_ONLINE:
-		if (mm_cpu_online(sim, op->cpu))
-			ex->skipped++;
-		break;
+		return mm_cpu_online(sim, op->cpu) ? 1 : 0;
 	case MM_OP_SET_MIN_FREE_KBYTES:
 		mm_set_min_free_kbytes(sim, op->arg);
-		break;
+		return 0;
 	case MM_OP_SET_WSF:
 		mm_set_watermark_scale_factor(sim, op->arg);
-		break;
+		return 0;
 	case MM_OP_CHECK:
 		mm_check_full(sim);
-		break;
+		return 0;
 	default:
-		ex->skipped++;
-		break;
+		return 1;
 	}
 }
 
@@ -150,7 +137,7 @@ long mm_exec_run(struct mm_exec *ex, const struct mm_prog *p, const struct mm_ex
 	}
 	*failed_op = -1;
 	if (p->nr_allocs > ex->cap) {
-		struct handle *h = realloc(ex->h, p->nr_allocs * sizeof(*h));
+		struct mm_handle *h = realloc(ex->h, p->nr_allocs * sizeof(*h));
 		if (!h)
 			return -1;
 		ex->h = h;
@@ -166,8 +153,11 @@ long mm_exec_run(struct mm_exec *ex, const struct mm_prog *p, const struct mm_ex
 	mm_sim_set_violation_handler(ex->sim, on_violation, ex);
 
 	for (unsigned int i = 0; i < p->nr_ops; i++) {
+		const struct mm_op *op = &p->ops[i];
 		ex->cur_op = i;
-		exec_op(ex, &p->ops[i], &next_handle);
+		ex->skipped +=
+			(unsigned long)mm_apply_op(ex->sim, op, ex->h, p->nr_allocs, next_handle);
+		next_handle += op->kind == MM_OP_ALLOC;
 		if (o->check_every && (i + 1) % o->check_every == 0)
 			mm_check_full(ex->sim);
 		if (o->stop_on_violation && ex->first_violation_op >= 0)

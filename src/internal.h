@@ -130,8 +130,9 @@ struct pglist_data {
  * ---------------------------------------------------------------------- */
 
 struct mm_policy {
-	int buddy_no_merge_order; /* -1: merge at every order */
-	bool wmark_ignore_min;	  /* a zone refused at the min mark is used anyway */
+	int buddy_no_merge_order;    /* -1: merge at every order */
+	bool wmark_ignore_min;	     /* a zone refused at the min mark is used anyway */
+	bool free_without_zone_lock; /* free_one_page skips zone->lock */
 };
 
 void _mm_policy_default(struct mm_policy *p);

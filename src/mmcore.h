@@ -294,6 +294,12 @@ int mm_prog_push(struct mm_prog *p, const struct mm_op *op);
 
 /* Total: any byte string decodes to a valid program. */
 int mm_decode(const uint8_t *data, size_t len, const struct mm_limits *lim, struct mm_prog *out);
+/*
+ * Appends the ops that data decodes to (no machine header) to out, for the
+ * machine already in out->cfg. Frees pick among the allocations of this
+ * call only. The stress test draws its ops this way from random bytes.
+ */
+int mm_decode_ops(const uint8_t *data, size_t len, struct mm_prog *out);
 /* The binary form of a program; decode(encode(p)) == p. Returns bytes, or
  * -1 if buf is too small (pass NULL/0 to measure). */
 long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len);
@@ -310,6 +316,23 @@ int mm_parse_prog(const char *text, struct mm_prog *out, char *err, size_t errle
  * ---------------------------------------------------------------------- */
 
 struct mm_exec;
+
+/* An allocation made by an op: what its free needs. */
+struct mm_handle {
+	long long pfn; /* -1: the allocation failed or has been freed */
+	uint32_t gen;
+	uint8_t order;
+};
+
+/*
+ * Runs one op on sim as the calling thread, as CPU op->cpu, with the cheap
+ * checks that follow it. handles[] holds the allocations by handle number;
+ * an ALLOC fills handles[alloc_handle]. Returns 0, or 1 when the op was
+ * skipped (offline CPU, handle not live, the hotplug refused). The
+ * deterministic executor and the stress test both run ops through it.
+ */
+int mm_apply_op(struct mm_sim *sim, const struct mm_op *op, struct mm_handle *handles,
+		uint32_t nr_handles, uint32_t alloc_handle);
 
 struct mm_exec_opts {
 	int variant;		  /* -1: the correct model */

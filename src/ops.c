@@ -11,6 +11,7 @@
  */
 #include "internal.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -217,13 +218,55 @@ static uint32_t live_take(struct live_set *ls, unsigned int pick)
 	return h;
 }
 
+/* Decodes ops from r until its end (or max_ops) for the machine in out->cfg. */
+static int decode_ops(struct reader *r, unsigned int max_ops, struct mm_prog *out)
+{
+	/* Reused across calls of this thread: decoding allocates nothing per input. */
+	static _Thread_local struct live_set live;
+	unsigned int ncpus = mm_config_nr_cpus(&out->cfg);
+
+	live.n = 0;
+	while (r->pos < r->len && out->nr_ops < max_ops) {
+		struct mm_op op = {0};
+		unsigned int opc = rd8(r) % OPC_MOD;
+
+		if (opc == OPC_CHECK) {
+			op.kind = MM_OP_CHECK;
+		} else if (opc < OPC_FREE) {
+			op.kind = MM_OP_ALLOC;
+			op.cpu = (uint16_t)(rd8(r) % ncpus);
+			op.order = (uint8_t)(rd8(r) % (out->cfg.max_order + 1));
+			op.gfp = (uint16_t)gfp_normalize(rd16(r));
+			unsigned int node = rd8(r);
+			op.node = (int16_t)(node ? (int)((node - 1) % out->cfg.nr_nodes) : -1);
+			if (live_add(&live, out->nr_allocs))
+				return -1;
+		} else if (opc < OPC_OFFLINE) {
+			op.kind = MM_OP_FREE;
+			op.cpu = (uint16_t)(rd8(r) % ncpus);
+			unsigned int pick = rd16(r);
+			if (!live.n)
+				continue; /* nothing to free: the op decodes to nothing */
+			op.arg = live_take(&live, pick);
+		} else if (opc >= OPC_SYSCTL) {
+			op.cpu = (uint16_t)(rd8(r) % ncpus);
+			unsigned int which = rd8(r), v = rd16(r);
+			op.kind = (which & 1) ? MM_OP_SET_WSF : MM_OP_SET_MIN_FREE_KBYTES;
+			op.arg = (which & 1) ? 1 + v % 3000 : v;
+		} else {
+			op.kind = opc < OPC_ONLINE ? MM_OP_CPU_OFFLINE : MM_OP_CPU_ONLINE;
+			op.cpu = (uint16_t)(rd8(r) % ncpus);
+		}
+		if (mm_prog_push(out, &op))
+			return -1;
+	}
+	return 0;
+}
+
 int mm_decode(const uint8_t *data, size_t len, const struct mm_limits *lim, struct mm_prog *out)
 {
 	struct mm_limits def;
-	/* Reused across calls of this thread: decoding allocates nothing per input. */
-	static _Thread_local struct live_set live;
 	struct reader r = {data, len, HDR_LEN};
-	int ret = 0;
 
 	if (!lim) {
 		mm_limits_default(&def);
@@ -231,48 +274,14 @@ int mm_decode(const uint8_t *data, size_t len, const struct mm_limits *lim, stru
 	}
 	out->nr_ops = out->nr_allocs = 0;
 	decode_config(data, len, lim, &out->cfg);
-	unsigned int ncpus = mm_config_nr_cpus(&out->cfg);
+	return decode_ops(&r, lim->max_ops, out);
+}
 
-	live.n = 0;
-	while (r.pos < r.len && out->nr_ops < lim->max_ops) {
-		struct mm_op op = {0};
-		unsigned int opc = rd8(&r) % OPC_MOD;
+int mm_decode_ops(const uint8_t *data, size_t len, struct mm_prog *out)
+{
+	struct reader r = {data, len, 0};
 
-		if (opc == OPC_CHECK) {
-			op.kind = MM_OP_CHECK;
-		} else if (opc < OPC_FREE) {
-			op.kind = MM_OP_ALLOC;
-			op.cpu = (uint16_t)(rd8(&r) % ncpus);
-			op.order = (uint8_t)(rd8(&r) % (out->cfg.max_order + 1));
-			op.gfp = (uint16_t)gfp_normalize(rd16(&r));
-			unsigned int node = rd8(&r);
-			op.node = (int16_t)(node ? (int)((node - 1) % out->cfg.nr_nodes) : -1);
-			if (live_add(&live, out->nr_allocs)) {
-				ret = -1;
-				break;
-			}
-		} else if (opc < OPC_OFFLINE) {
-			op.kind = MM_OP_FREE;
-			op.cpu = (uint16_t)(rd8(&r) % ncpus);
-			unsigned int pick = rd16(&r);
-			if (!live.n)
-				continue; /* nothing to free: the op decodes to nothing */
-			op.arg = live_take(&live, pick);
-		} else if (opc >= OPC_SYSCTL) {
-			op.cpu = (uint16_t)(rd8(&r) % ncpus);
-			unsigned int which = rd8(&r), v = rd16(&r);
-			op.kind = (which & 1) ? MM_OP_SET_WSF : MM_OP_SET_MIN_FREE_KBYTES;
-			op.arg = (which & 1) ? 1 + v % 3000 : v;
-		} else {
-			op.kind = opc < OPC_ONLINE ? MM_OP_CPU_OFFLINE : MM_OP_CPU_ONLINE;
-			op.cpu = (uint16_t)(rd8(&r) % ncpus);
-		}
-		if (mm_prog_push(out, &op)) {
-			ret = -1;
-			break;
-		}
-	}
-	return ret;
+	return decode_ops(&r, UINT_MAX, out);
 }
 
 /* ------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 enum variant_id {
 	V_BUDDY_NO_MERGE_ORDER3,
 	V_WMARK_IGNORE_MIN,
+	V_BUDDY_FREE_WITHOUT_ZONE_LOCK,
 	NR_VARIANTS
 };
 
@@ -23,6 +24,9 @@ static const struct mm_variant variants[NR_VARIANTS] = {
 	[V_WMARK_IGNORE_MIN] = {"wmark-ignore-min", "fuzz_buddy",
 				"get_page_from_freelist uses a zone the min watermark refused, "
 				"so ordinary allocations eat the reserves"},
+	[V_BUDDY_FREE_WITHOUT_ZONE_LOCK] = {"buddy-free-without-zone-lock", "stress",
+					    "free_one_page merges into the free lists without "
+					    "taking zone->lock: a race only real threads show"},
 };
 
 size_t mm_variant_count(void)
@@ -59,6 +63,9 @@ void _mm_policy_apply_variant(struct mm_policy *p, int variant)
 		break;
 	case V_WMARK_IGNORE_MIN:
 		p->wmark_ignore_min = true;
+		break;
+	case V_BUDDY_FREE_WITHOUT_ZONE_LOCK:
+		p->free_without_zone_lock = true;
 		break;
 	default:
 		break;
