@@ -134,7 +134,7 @@ static void reserve_highatomic_pageblock(struct zone *zone, uint64_t pfn)
 	/* Refile the block's free pages, then flip its type. */
 	for (uint64_t p = start; p < start + (UINT64_C(1) << sim->pageblock_order);) {
 		struct page *page = pfn_to_page(sim, p);
-		if (page->state != PG_BUDDY) {
+		if (READ_ONCE(page->state) != PG_BUDDY) {
 			p++;
 			continue;
 		}
@@ -151,17 +151,22 @@ out:
 	zone_unlock(zone);
 }
 
+/*
+ * Marks a block allocated and stamps every page. Other CPUs may read the
+ * states while scanning a pageblock (prep_move_freepages_block), so the
+ * writes are WRITE_ONCE.
+ */
 static void prep_new_page(struct zone *zone, struct page *page, unsigned int order, int mt,
 			  uint32_t owner, uint32_t gen)
 {
 	uint64_t nr = UINT64_C(1) << order;
 
 	for (uint64_t i = 0; i < nr; i++) {
-		page[i].state = i ? PG_ALLOC_TAIL : PG_ALLOC;
-		page[i].order = i ? 0 : (uint8_t)order;
-		page[i].alloc_mt = (uint8_t)mt;
+		WRITE_ONCE(page[i].order, i ? 0 : (uint8_t)order);
+		WRITE_ONCE(page[i].alloc_mt, (uint8_t)mt);
 		page[i].stamp.owner = owner;
 		page[i].stamp.gen = gen;
+		WRITE_ONCE(page[i].state, i ? PG_ALLOC_TAIL : PG_ALLOC);
 	}
 	atomic_long_add((long)nr, &zone->nr_allocated);
 }
@@ -212,6 +217,20 @@ static struct page *rmqueue_buddy(struct zone *zone, unsigned int order, unsigne
 	return page;
 }
 
+/* models rmqueue(): small orders through this CPU's pcp list, the rest from the buddy */
+static struct page *rmqueue(struct zone *zone, unsigned int order, unsigned int alloc_flags,
+			    const struct alloc_context *ac, uint32_t owner, uint32_t gen)
+{
+	if (pcp_allowed_order(zone->sim, order) && zone->per_cpu_pageset) {
+		struct page *page = rmqueue_pcplist(zone, order, ac->migratetype, alloc_flags);
+		if (page) {
+			prep_new_page(zone, page, order, ac->migratetype, owner, gen);
+			return page;
+		}
+	}
+	return rmqueue_buddy(zone, order, alloc_flags, ac, owner, gen);
+}
+
 static void mark_refused(struct alloc_context *ac, const struct zone *z)
 {
 	ac->refused_mask[z->zone_id / 32] |= 1u << (z->zone_id % 32);
@@ -233,6 +252,16 @@ static struct page *get_page_from_freelist(struct mm_sim *sim, unsigned int orde
 		if ((int)zone->type > ac->highest_zoneidx)
 			continue;
 
+		/*
+		 * Below the high mark the pcp lists shrink on free (nr_pcp_high);
+		 * detected here, off the hotter free path.
+		 */
+		if (!(atomic_load_explicit(&zone->flags, memory_order_relaxed) & ZONE_BELOW_HIGH) &&
+		    !zone_watermark_fast(zone, order, wmark_pages(zone, WMARK_HIGH),
+					 ac->highest_zoneidx, alloc_flags))
+			atomic_fetch_or_explicit(&zone->flags, ZONE_BELOW_HIGH,
+						 memory_order_relaxed);
+
 		unsigned long mark = wmark_pages(zone, alloc_flags & ALLOC_WMARK_MASK);
 		if (!zone_watermark_fast(zone, order, mark, ac->highest_zoneidx, alloc_flags)) {
 			stat_inc(&sim->stats.wmark_refused);
@@ -244,7 +273,7 @@ static struct page *get_page_from_freelist(struct mm_sim *sim, unsigned int orde
 			}
 		}
 
-		struct page *page = rmqueue_buddy(zone, order, alloc_flags, ac, owner, gen);
+		struct page *page = rmqueue(zone, order, alloc_flags, ac, owner, gen);
 		if (page) {
 			if (was_refused(ac, zone) && !(alloc_flags & ALLOC_NO_WATERMARKS))
 				zone_report(zone, "INV-WMARK-REFUSED", page_to_pfn(sim, page), 0, 1,
@@ -337,7 +366,7 @@ static bool free_pages_prepare(struct mm_sim *sim, uint64_t pfn, unsigned int or
  * models free_one_page() with split_large_buddy(): a block larger than a
  * pageblock is freed a pageblock at a time, each with its own type.
  */
-static void free_one_page(struct zone *zone, uint64_t pfn, unsigned int order)
+void free_one_page(struct zone *zone, uint64_t pfn, unsigned int order)
 {
 	struct mm_sim *sim = zone->sim;
 	unsigned int chunk = order > sim->pageblock_order ? sim->pageblock_order : order;
@@ -350,10 +379,9 @@ static void free_one_page(struct zone *zone, uint64_t pfn, unsigned int order)
 	atomic_long_add(-(1L << order), &zone->nr_allocated);
 	/* Tails of allocations have order 0 already; __free_one_page makes heads buddies. */
 	for (uint64_t p = pfn; p < end; p++)
-		pfn_to_page(sim, p)->state = PG_FREE_TAIL;
+		WRITE_ONCE(pfn_to_page(sim, p)->state, PG_FREE_TAIL);
 	for (; pfn < end; pfn += UINT64_C(1) << chunk) {
-		struct page *page = pfn_to_page(sim, pfn);
-		page->order = 0;
+		WRITE_ONCE(pfn_to_page(sim, pfn)->order, 0);
 		__free_one_page(zone, pfn, chunk, get_pfnblock_migratetype(sim, pfn), FPI_NONE);
 	}
 	if (locked)
@@ -375,5 +403,8 @@ void mm_free_pages(struct mm_sim *sim, uint64_t pfn, unsigned int order, uint32_
 	if (!free_pages_prepare(sim, pfn, order, owner, gen))
 		return;
 	stat_inc(&sim->stats.frees);
-	free_one_page(zone, pfn, order);
+	if (pcp_allowed_order(zone->sim, order) && zone->per_cpu_pageset)
+		free_unref_page(sim, pfn, order);
+	else
+		free_one_page(zone, pfn, order);
 }

@@ -21,8 +21,8 @@ bool free_area_empty(const struct free_area *area, int mt)
 
 static void set_buddy_order(struct page *page, unsigned int order)
 {
-	page->state = PG_BUDDY;
-	page->order = (uint8_t)order;
+	WRITE_ONCE(page->order, (uint8_t)order);
+	WRITE_ONCE(page->state, PG_BUDDY);
 }
 
 static void __add_to_free_list(struct zone *zone, uint64_t pfn, unsigned int order, int mt,
@@ -118,8 +118,8 @@ static bool buddy_merge_likely(struct zone *zone, uint64_t pfn, uint64_t buddy_p
 /* A tail keeps no order: the full scan compares tails as one word. */
 static void set_free_tail(struct page *page)
 {
-	page->state = PG_FREE_TAIL;
-	page->order = 0;
+	WRITE_ONCE(page->state, PG_FREE_TAIL);
+	WRITE_ONCE(page->order, 0);
 }
 
 void account_freepages(struct zone *zone, long nr_pages, int mt)
@@ -173,6 +173,26 @@ void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt
 		zone, pfn, order, mt,
 		(fpi_flags & FPI_TO_TAIL) ||
 			buddy_merge_likely(zone, pfn, pfn ^ (UINT64_C(1) << order), order));
+}
+
+/*
+ * models __free_pages_memory() + __free_pages_core(): hands the initialised
+ * pfns [start, end) to the buddy in the largest aligned blocks that fit,
+ * to the tail of the lists, counting them as managed. zone->lock held.
+ */
+void _mm_free_pfn_range(struct zone *zone, uint64_t start, uint64_t end)
+{
+	struct mm_sim *sim = zone->sim;
+
+	for (uint64_t pfn = start; pfn < end;) {
+		unsigned int order = sim->max_order;
+		while (order &&
+		       ((pfn & ((UINT64_C(1) << order) - 1)) || pfn + (UINT64_C(1) << order) > end))
+			order--;
+		atomic_long_add(1L << order, &zone->managed_pages);
+		__free_one_page(zone, pfn, order, get_pfnblock_migratetype(sim, pfn), FPI_TO_TAIL);
+		pfn += UINT64_C(1) << order;
+	}
 }
 
 /* ------------------------------------------------------------------------
@@ -271,13 +291,15 @@ bool prep_move_freepages_block(struct zone *zone, uint64_t pfn, uint64_t *start_
 	*free_pages = *movable_pages = 0;
 	for (uint64_t p = start; p < end;) {
 		const struct page *page = pfn_to_page(sim, p);
-		if (page->state == PG_BUDDY) {
+		int state = READ_ONCE(page->state);
+		if (state == PG_BUDDY) {
 			*free_pages += 1UL << page->order;
 			p += UINT64_C(1) << page->order;
 			continue;
 		}
-		if ((page->state == PG_ALLOC || page->state == PG_ALLOC_TAIL) &&
-		    page->alloc_mt == MIGRATE_MOVABLE)
+		/* Like PageLRU(), a racy look at pages other CPUs own. */
+		if ((state == PG_ALLOC || state == PG_ALLOC_TAIL) &&
+		    READ_ONCE(page->alloc_mt) == MIGRATE_MOVABLE)
 			(*movable_pages)++;
 		p++;
 	}
@@ -293,7 +315,7 @@ void __move_freepages_block(struct zone *zone, uint64_t start, int old_mt, int n
 
 	for (uint64_t p = start; p < end;) {
 		const struct page *page = pfn_to_page(sim, p);
-		if (page->state != PG_BUDDY) {
+		if (READ_ONCE(page->state) != PG_BUDDY) {
 			p++;
 			continue;
 		}
@@ -457,13 +479,20 @@ unsigned long _mm_buddy_check_counts(struct zone *zone)
 			    "NR_FREE_PAGES differs from the free lists' nr_free*2^order");
 		bad++;
 	}
+	/*
+	 * Pages move between the pcp lists and allocations under pcp locks,
+	 * not zone->lock: the totals only add up when one thread drives.
+	 */
+	if (!zone->sim->serial)
+		return bad;
 	long alloc = atomic_long_read(&zone->nr_allocated);
+	long pcp = atomic_long_read(&zone->nr_pcp_pages);
 	long managed = (long)zone_managed_pages(zone);
-	if (nr_free + isolated_pages + alloc != managed) {
+	if (nr_free + isolated_pages + pcp + alloc != managed) {
 		zone_report(zone, "INV-ZONE-CONSERVATION", -1, managed,
-			    nr_free + isolated_pages + alloc,
-			    "free %ld + isolated %ld + allocated %ld != managed", nr_free,
-			    isolated_pages, alloc);
+			    nr_free + isolated_pages + pcp + alloc,
+			    "free %ld + isolated %ld + pcp %ld + allocated %ld != managed", nr_free,
+			    isolated_pages, pcp, alloc);
 		bad++;
 	}
 	return bad;
@@ -553,7 +582,7 @@ MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone)
 {
 	struct mm_sim *sim = zone->sim;
 	uint64_t start = zone->zone_start_pfn, end = start + zone->spanned_pages;
-	unsigned long bad = 0, nfree = 0, nalloc = 0, nreserved = 0, listed = 0;
+	unsigned long bad = 0, nfree = 0, nalloc = 0, nreserved = 0, listed = 0, npcp = 0;
 
 	for (uint64_t pfn = start; pfn < end;) {
 		const struct page *page = pfn_to_page(sim, pfn);
@@ -566,10 +595,12 @@ MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone)
 		}
 		switch (page->state) {
 		case PG_RESERVED:
+		case PG_UNINIT:
 			nreserved++;
 			pfn++;
 			continue;
 		case PG_BUDDY:
+		case PG_PCP:
 			tail_state = PG_FREE_TAIL;
 			break;
 		case PG_ALLOC:
@@ -626,6 +657,8 @@ MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone)
 					}
 				}
 			}
+		} else if (page->state == PG_PCP) {
+			npcp += nr;
 		} else {
 			nalloc += nr;
 		}
@@ -644,11 +677,17 @@ MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone)
 			    "allocated pages in the memmap vs the zone's count");
 		bad++;
 	}
-	if (nfree + nalloc + nreserved != zone->spanned_pages) {
+	if (npcp != (unsigned long)atomic_long_read(&zone->nr_pcp_pages)) {
+		zone_report(zone, "INV-PCP-COUNT", -1, (long long)npcp,
+			    atomic_long_read(&zone->nr_pcp_pages),
+			    "pcp pages in the memmap vs the zone's pcp total");
+		bad++;
+	}
+	if (nfree + npcp + nalloc + nreserved != zone->spanned_pages) {
 		zone_report(zone, "INV-ZONE-CONSERVATION", -1, (long long)zone->spanned_pages,
-			    (long long)(nfree + nalloc + nreserved),
-			    "free %lu + allocated %lu + reserved %lu != spanned", nfree, nalloc,
-			    nreserved);
+			    (long long)(nfree + npcp + nalloc + nreserved),
+			    "free %lu + pcp %lu + allocated %lu + reserved %lu != spanned", nfree,
+			    npcp, nalloc, nreserved);
 		bad++;
 	}
 	return bad + _mm_buddy_check_counts(zone);

@@ -6,11 +6,17 @@
  */
 #include "internal.h"
 
+/* Under zone->lock: other CPUs may be moving pages (no stat: not the model's lock traffic). */
 unsigned long _mm_check_zone_cheap(struct zone *z)
 {
+	unsigned long bad;
+
 	if (!z->spanned_pages)
 		return 0;
-	return _mm_buddy_check_counts(z);
+	spin_lock(&z->lock);
+	bad = _mm_buddy_check_counts(z);
+	spin_unlock(&z->lock);
+	return bad;
 }
 
 /* The caller quiesces the machine: no op may run during a full scan. */
@@ -22,9 +28,11 @@ MM_NO_COVERAGE unsigned long mm_check_full(struct mm_sim *sim)
 	for_each_zone(sim, z) {
 		if (!z->spanned_pages)
 			continue;
-		zone_lock(z);
+		spin_lock(&z->lock);
 		bad += _mm_buddy_check_zone(z);
-		zone_unlock(z);
+		spin_unlock(&z->lock);
+		bad += _mm_pcp_check_zone(z);
+		bad += _mm_pcp_check_sizing(z);
 	}
 	return bad;
 }

@@ -76,6 +76,20 @@ static struct zone *pfn_zone(struct mm_sim *sim, long long pfn)
 	return page_zone(sim, pfn_to_page(sim, (uint64_t)pfn));
 }
 
+/*
+ * After an event the kernel resizes the pcp lists for (hotplug, watermark
+ * sysctls, deferred init completing): is the sizing current? Only one
+ * thread's view is stable enough to ask; the stress test asks at quiesce.
+ */
+static void check_sizing(struct mm_sim *sim)
+{
+	if (!sim->serial)
+		return;
+	for_each_zone(sim, z)
+		if (z->per_cpu_pageset)
+			_mm_pcp_check_sizing(z);
+}
+
 int mm_apply_op(struct mm_sim *sim, const struct mm_op *op, struct mm_handle *handles,
 		uint32_t nr_handles, uint32_t alloc_handle)
 {
@@ -108,17 +122,50 @@ int mm_apply_op(struct mm_sim *sim, const struct mm_op *op, struct mm_handle *ha
 		h->pfn = -1;
 		return 0;
 	case MM_OP_CPU_OFFLINE:
-		return mm_cpu_offline(sim, op->cpu) ? 1 : 0;
+		if (mm_cpu_offline(sim, op->cpu))
+			return 1;
+		check_sizing(sim);
+		return 0;
 	case MM_OP_CPU_ONLINE:
-		return mm_cpu_online(sim, op->cpu) ? 1 : 0;
+		if (mm_cpu_online(sim, op->cpu))
+			return 1;
+		check_sizing(sim);
+		return 0;
 	case MM_OP_SET_MIN_FREE_KBYTES:
 		mm_set_min_free_kbytes(sim, op->arg);
+		check_sizing(sim);
 		return 0;
 	case MM_OP_SET_WSF:
 		mm_set_watermark_scale_factor(sim, op->arg);
+		check_sizing(sim);
 		return 0;
 	case MM_OP_CHECK:
 		mm_check_full(sim);
+		return 0;
+	case MM_OP_DRAIN_LOCAL:
+		mm_drain_local_pages(sim);
+		return 0;
+	case MM_OP_DRAIN_ALL:
+		mm_drain_all_pages(sim);
+		return 0;
+	case MM_OP_DEFERRED_STEP:
+		return mm_deferred_init_step(sim, op->node, op->arg) ? 0 : 1;
+	case MM_OP_DEFERRED_COMPLETE:
+		if (!mm_deferred_init_pending(sim))
+			return 1;
+		mm_deferred_init_complete(sim);
+		check_sizing(sim);
+		return 0;
+	case MM_OP_PCP_DISABLE:
+		mm_zone_pcp_disable(sim, op->node, (enum zone_type)op->arg);
+		return 0;
+	case MM_OP_PCP_ENABLE:
+		mm_zone_pcp_enable(sim, op->node, (enum zone_type)op->arg);
+		return 0;
+	case MM_OP_SET_HIGH_FRACTION:
+		if (mm_set_high_fraction(sim, op->arg))
+			return 1;
+		check_sizing(sim);
 		return 0;
 	default:
 		return 1;

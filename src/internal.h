@@ -38,6 +38,8 @@ enum page_state {
 	PG_FREE_TAIL,  /* tail page of a free block */
 	PG_ALLOC,      /* head of an allocated block */
 	PG_ALLOC_TAIL, /* tail page of an allocated block */
+	PG_PCP,	       /* head of a free block on a pcp list; page->spare is the cpu */
+	PG_UNINIT,     /* struct page not initialised yet: deferred init */
 	NR_PAGE_STATES
 };
 
@@ -48,7 +50,7 @@ struct page {
 	uint8_t alloc_mt; /* allocated pages: migratetype of the request */
 	uint32_t spare;	  /* room for the pcp cpu in a later layer */
 	union {
-		struct { /* free: free_area list links, by pfn */
+		struct { /* free: free_area or pcp list links, by pfn */
 			uint32_t next, prev;
 		} lru;
 		struct { /* allocated: the stamp checked at free */
@@ -87,6 +89,32 @@ enum zone_stat_item {
 	NR_VM_ZONE_STAT_ITEMS
 };
 
+/* pcp lists: orders 0..PAGE_ALLOC_COSTLY_ORDER, one per pcp migratetype (no THP list) */
+#define PAGE_ALLOC_COSTLY_ORDER		  3
+#define NR_PCP_LISTS			  (MIGRATE_PCPTYPES * (PAGE_ALLOC_COSTLY_ORDER + 1))
+#define CONFIG_PCP_BATCH_SCALE_MAX	  5
+#define MIN_PERCPU_PAGELIST_HIGH_FRACTION 8
+#define BOOT_PAGESET_HIGH		  0
+#define BOOT_PAGESET_BATCH		  1
+
+#define PCPF_PREV_FREE_HIGH_ORDER 0x01
+#define PCPF_FREE_HIGH_BATCH	  0x02
+
+/* models struct per_cpu_pages (6.7+) */
+struct per_cpu_pages {
+	spinlock_t lock;
+	int count; /* pages on the lists */
+	int high;  /* runtime: 0 until first use, then in [high_min, high_max] */
+	int high_min, high_max, batch;
+	uint8_t flags, alloc_factor;
+	short free_count;
+	uint32_t head[NR_PCP_LISTS], tail[NR_PCP_LISTS];
+};
+
+/* zone->flags bits */
+#define ZONE_BELOW_HIGH	    0x1u
+#define ZONE_RECLAIM_ACTIVE 0x2u
+
 struct free_area {
 	/* Heads are read without the lock by __zone_watermark_ok(). */
 	uint32_t head[MIGRATE_TYPES];
@@ -113,6 +141,16 @@ struct zone {
 	struct free_area free_area[MM_NR_PAGE_ORDERS];
 	atomic_long vm_stat[NR_VM_ZONE_STAT_ITEMS];
 	atomic_long nr_allocated; /* pages handed out: the conservation check */
+	atomic_long nr_pcp_pages; /* pages on this zone's pcp lists, all cpus */
+	atomic_uint flags;	  /* ZONE_BELOW_HIGH, ZONE_RECLAIM_ACTIVE */
+
+	/* pcp sizing: what zone_set_pageset_high_and_batch() last computed */
+	struct per_cpu_pages *per_cpu_pageset; /* nr_cpus entries, NULL if unpopulated */
+	int pageset_high_min, pageset_high_max, pageset_batch;
+	bool pcp_disabled; /* zone_pcp_disable() until zone_pcp_enable() */
+
+	/* deferred struct page init: pfns below this are initialised */
+	uint64_t first_deferred_pfn;
 };
 
 #define MM_MAX_ZONEREFS (MM_MAX_NODES * MAX_NR_ZONES)
@@ -130,6 +168,11 @@ struct pglist_data {
  * ---------------------------------------------------------------------- */
 
 struct mm_policy {
+	/* pcp sizing (models zone_batchsize() and zone_highsize()) */
+	int (*zone_batchsize)(unsigned long managed);
+	int (*zone_highsize)(unsigned long total_pages, int batch, int nr_split_cpus);
+	bool pcp_no_recalc_after_deferred_init; /* seed 000: sizing stays at boot values */
+
 	int buddy_no_merge_order;    /* -1: merge at every order */
 	bool wmark_ignore_min;	     /* a zone refused at the min mark is used anyway */
 	bool free_without_zone_lock; /* free_one_page skips zone->lock */
@@ -144,6 +187,8 @@ void _mm_policy_apply_variant(struct mm_policy *p, int variant);
 
 struct mm_stats_atomic {
 	atomic_ullong zone_lock_acquisitions;
+	atomic_ullong pcp_refills, pcp_pages_refilled, pcp_bulk_frees, pcp_pages_flushed;
+	atomic_ullong pcp_drains_high, pcp_drain_all, pcp_pages_drained_offline;
 	atomic_ullong alloc_success, alloc_fail, frees;
 	atomic_ullong wmark_refused;
 	atomic_ullong splits, merges, fallbacks, blocks_stolen;
@@ -173,6 +218,11 @@ struct mm_sim {
 	atomic_bool cpu_online[MM_MAX_CPUS];
 	atomic_uint nr_online;
 	pthread_mutex_t hotplug_lock; /* cpu_hotplug_lock + the sysctl mutexes */
+	pthread_mutex_t pcp_batch_high_lock;
+	unsigned int percpu_pagelist_high_fraction;
+	struct per_cpu_pages *pcp_buf; /* zones x cpus */
+	size_t pcp_cap;
+	bool deferred_pending; /* deferred init has not completed */
 
 	unsigned int min_free_kbytes;
 	bool user_min_free_kbytes;
@@ -189,6 +239,15 @@ struct mm_sim {
 	struct mm_stats_atomic stats;
 	size_t reset_bytes;
 };
+
+/*
+ * The kernel's clamp(): hi wins when lo > hi, which pcp sizing produces
+ * when the low mark exceeds managed / 8 (high_min > high_max).
+ */
+static inline int clamp_int(int v, int lo, int hi)
+{
+	return v >= hi ? hi : v <= lo ? lo : v;
+}
 
 static inline struct page *pfn_to_page(struct mm_sim *sim, uint64_t pfn)
 {
@@ -282,17 +341,48 @@ struct page *__rmqueue_smallest(struct zone *zone, unsigned int order, int mt);
 struct page *__rmqueue(struct zone *zone, unsigned int order, int mt, unsigned int alloc_flags);
 bool free_area_empty(const struct free_area *area, int mt);
 void _mm_free_area_init(struct zone *zone);
+void _mm_free_pfn_range(struct zone *zone, uint64_t start, uint64_t end);
 bool prep_move_freepages_block(struct zone *zone, uint64_t pfn, uint64_t *start_pfn,
 			       unsigned long *free_pages, unsigned long *movable_pages);
 void __move_freepages_block(struct zone *zone, uint64_t start, int old_mt, int new_mt);
 unsigned long _mm_buddy_check_zone(struct zone *zone);
 unsigned long _mm_buddy_check_counts(struct zone *zone);
 
+/* pcp.c */
+int default_zone_batchsize(unsigned long managed);
+int default_zone_highsize(unsigned long total_pages, int batch, int nr_split_cpus);
+void zone_set_pageset_high_and_batch(struct zone *zone, int cpu_online);
+void zone_pcp_update(struct zone *zone, int cpu_online);
+void _mm_pcp_init_zone(struct zone *zone);
+/*
+ * models pcp_allowed_order() without the THP list. Real configurations
+ * have pageblock_order >= 9 > 3; the model's small machines may not, and a
+ * pcp block must stay inside one pageblock (free_pcppages_bulk frees it
+ * whole, with its pageblock's type), so larger orders skip the lists.
+ */
+static inline bool pcp_allowed_order(const struct mm_sim *sim, unsigned int order)
+{
+	return order <= PAGE_ALLOC_COSTLY_ORDER && order < sim->pageblock_order;
+}
+struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int mt,
+			     unsigned int alloc_flags);
+void free_unref_page(struct mm_sim *sim, uint64_t pfn, unsigned int order);
+void drain_pages_zone(unsigned int cpu, struct zone *zone);
+void page_alloc_cpu_dead(struct mm_sim *sim, unsigned int cpu);
+void page_alloc_cpu_online(struct mm_sim *sim, unsigned int cpu);
+unsigned long _mm_pcp_check_zone(struct zone *zone);
+unsigned long _mm_pcp_check_sizing(struct zone *zone);
+
+/* deferred_init.c */
+void _mm_deferred_init_layout(struct mm_sim *sim);
+void page_alloc_init_late(struct mm_sim *sim);
+
 /* watermark.c */
 unsigned int calculate_min_free_kbytes(const struct mm_sim *sim);
 void __setup_per_zone_wmarks(struct mm_sim *sim);
 void setup_per_zone_lowmem_reserve(struct mm_sim *sim);
 void init_per_zone_wmark_min(struct mm_sim *sim);
+void setup_per_zone_wmarks(struct mm_sim *sim);
 long __zone_watermark_unusable_free(const struct zone *z, unsigned int order,
 				    unsigned int alloc_flags);
 long _mm_wmark_reserve_floor(long mark, unsigned int alloc_flags);
@@ -317,6 +407,9 @@ void mm_report_violation(struct mm_sim *sim, const char *id, int node, int zone,
 #define zone_report(z, id, pfn, exp, act, ...)                                                     \
 	mm_report_violation((z)->sim, id, (z)->node, (int)(z)->type, mm_current_cpu(), pfn, exp,   \
 			    act, __VA_ARGS__)
+
+/* alloc.c */
+void free_one_page(struct zone *zone, uint64_t pfn, unsigned int order);
 
 /* check.c */
 unsigned long _mm_check_zone_cheap(struct zone *z);

@@ -98,6 +98,11 @@ struct mm_config {
 	unsigned int min_free_kbytes;		    /* 0: the kernel's default formula */
 	unsigned int watermark_scale_factor;	    /* 1..3000, kernel default 10 */
 	unsigned int percpu_pagelist_high_fraction; /* 0 or >= 8 */
+	/*
+	 * Deferred struct page init: 0 off; else the pages of each node's
+	 * highest zone initialised at boot (rounded up to a pageblock).
+	 */
+	uint64_t deferred_init_pages;
 };
 
 /* The kernel's defaults (1 node, 1 CPU, orders 10/9, wsf 10) and no zones yet. */
@@ -220,6 +225,25 @@ long long mm_alloc_pages(struct mm_sim *sim, unsigned int order, unsigned int gf
 void mm_free_pages(struct mm_sim *sim, uint64_t pfn, unsigned int order, uint32_t owner,
 		   uint32_t gen);
 
+/* pcp drains: this CPU's lists, every CPU's lists (drain_local/all_pages) */
+void mm_drain_local_pages(struct mm_sim *sim);
+void mm_drain_all_pages(struct mm_sim *sim);
+/* zone_pcp_disable()/zone_pcp_enable(), as memory offlining uses them */
+void mm_zone_pcp_disable(struct mm_sim *sim, int node, enum zone_type zt);
+void mm_zone_pcp_enable(struct mm_sim *sim, int node, enum zone_type zt);
+/* The percpu_pagelist_high_fraction sysctl: 0 or >= 8; others are refused. */
+int mm_set_high_fraction(struct mm_sim *sim, unsigned int fraction);
+
+/*
+ * Deferred struct page init: a step initialises the next nr_pageblocks of
+ * node's deferred zone; complete initialises the rest of every node and
+ * runs what page_alloc_init_late and the watermark initcall do.
+ * Returns the pages initialised.
+ */
+unsigned long mm_deferred_init_step(struct mm_sim *sim, int node, unsigned int nr_pageblocks);
+unsigned long mm_deferred_init_complete(struct mm_sim *sim);
+bool mm_deferred_init_pending(const struct mm_sim *sim);
+
 /* Runs every invariant over the whole machine. Returns violations found. */
 unsigned long mm_check_full(struct mm_sim *sim);
 
@@ -230,14 +254,26 @@ struct mm_zone_info {
 	uint64_t start_pfn, spanned, present, managed;
 	unsigned long wmark[NR_WMARK];
 	unsigned long lowmem_reserve[MAX_NR_ZONES];
-	long nr_free_pages; /* NR_FREE_PAGES */
+	long nr_free_pages;			   /* NR_FREE_PAGES */
+	long nr_pcp_pages;			   /* on the pcp lists of every CPU */
+	int pcp_batch, pcp_high_min, pcp_high_max; /* the zone's pageset sizing */
 	unsigned long nr_free[MM_NR_PAGE_ORDERS];
 };
 int mm_zone_info(const struct mm_sim *sim, int node, enum zone_type zt, struct mm_zone_info *out);
+struct mm_pcp_info {
+	int count, high, high_min, high_max, batch;
+};
+/* One CPU's pageset for a zone; -1 if the zone has none. */
+int mm_pcp_info(const struct mm_sim *sim, int node, enum zone_type zt, int cpu,
+		struct mm_pcp_info *out);
 unsigned int mm_sim_min_free_kbytes(const struct mm_sim *sim);
 
 struct mm_stats {
 	unsigned long long zone_lock_acquisitions;
+	unsigned long long pcp_refills, pcp_pages_refilled;   /* rmqueue_bulk */
+	unsigned long long pcp_bulk_frees, pcp_pages_flushed; /* free_pcppages_bulk */
+	unsigned long long pcp_drains_high;		      /* flushes because count >= high */
+	unsigned long long pcp_drain_all, pcp_pages_drained_offline;
 	unsigned long long alloc_success, alloc_fail, frees;
 	unsigned long long wmark_refused; /* zone skipped by the watermark check */
 	unsigned long long splits, merges, fallbacks, blocks_stolen;
@@ -257,6 +293,13 @@ enum mm_op_kind {
 	MM_OP_SET_MIN_FREE_KBYTES,
 	MM_OP_SET_WSF,
 	MM_OP_CHECK,
+	MM_OP_DRAIN_LOCAL,   /* drain_local_pages(NULL) */
+	MM_OP_DRAIN_ALL,     /* drain_all_pages(NULL) */
+	MM_OP_DEFERRED_STEP, /* node, arg: pageblocks */
+	MM_OP_DEFERRED_COMPLETE,
+	MM_OP_PCP_DISABLE,	 /* node, arg: zone type */
+	MM_OP_PCP_ENABLE,	 /* node, arg: zone type */
+	MM_OP_SET_HIGH_FRACTION, /* arg: percpu_pagelist_high_fraction */
 	MM_NR_OP_KINDS
 };
 

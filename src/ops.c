@@ -27,19 +27,23 @@ enum {
 	HDR_MIN_FREE = 23, /* u16, 0: the kernel's default */
 	HDR_WSF = 25,	   /* u16, 0: 10 */
 	HDR_HIGH_FRACTION = 27,
+	HDR_DEFERRED = 28, /* pageblocks of each node's top zone initialised at boot; 0: off */
 };
 
 /*
  * Opcode byte, mod 64: allocs and frees weighted up; a full check is rare
  * because the executor runs one at the end anyway.
  */
-#define OPC_ALLOC   0
-#define OPC_FREE    28
-#define OPC_OFFLINE 52
-#define OPC_ONLINE  56
-#define OPC_SYSCTL  60
-#define OPC_CHECK   63
-#define OPC_MOD	    64
+#define OPC_ALLOC    0
+#define OPC_FREE     26
+#define OPC_OFFLINE  48
+#define OPC_ONLINE   51
+#define OPC_SYSCTL   54
+#define OPC_DRAIN    57
+#define OPC_DEFERRED 60
+#define OPC_PCP	     62
+#define OPC_CHECK    63
+#define OPC_MOD	     64
 
 void mm_limits_default(struct mm_limits *lim)
 {
@@ -185,6 +189,7 @@ static void decode_config(const uint8_t *d, size_t len, const struct mm_limits *
 	cfg->min_free_kbytes = hdr16(d, len, HDR_MIN_FREE);
 	unsigned int wsf = hdr16(d, len, HDR_WSF);
 	cfg->watermark_scale_factor = wsf ? 1 + (wsf - 1) % 3000 : 10;
+	cfg->deferred_init_pages = (uint64_t)hdr8(d, len, HDR_DEFERRED) << cfg->pageblock_order;
 	unsigned int hf = hdr8(d, len, HDR_HIGH_FRACTION);
 	cfg->percpu_pagelist_high_fraction = hf < 8 ? 0 : hf;
 }
@@ -248,14 +253,35 @@ static int decode_ops(struct reader *r, unsigned int max_ops, struct mm_prog *ou
 			if (!live.n)
 				continue; /* nothing to free: the op decodes to nothing */
 			op.arg = live_take(&live, pick);
-		} else if (opc >= OPC_SYSCTL) {
-			op.cpu = (uint16_t)(rd8(r) % ncpus);
-			unsigned int which = rd8(r), v = rd16(r);
-			op.kind = (which & 1) ? MM_OP_SET_WSF : MM_OP_SET_MIN_FREE_KBYTES;
-			op.arg = (which & 1) ? 1 + v % 3000 : v;
-		} else {
+		} else if (opc < OPC_SYSCTL) {
 			op.kind = opc < OPC_ONLINE ? MM_OP_CPU_OFFLINE : MM_OP_CPU_ONLINE;
 			op.cpu = (uint16_t)(rd8(r) % ncpus);
+		} else if (opc < OPC_DRAIN) {
+			static const uint8_t sysctls[3] = {MM_OP_SET_MIN_FREE_KBYTES, MM_OP_SET_WSF,
+							   MM_OP_SET_HIGH_FRACTION};
+			op.cpu = (uint16_t)(rd8(r) % ncpus);
+			unsigned int which = rd8(r) % 3, v = rd16(r);
+			op.kind = sysctls[which];
+			op.arg = which == 0   ? v
+				 : which == 1 ? 1 + v % 3000
+					      : (v % 64 < 8 ? 0 : v % 64);
+		} else if (opc < OPC_DEFERRED) {
+			op.cpu = (uint16_t)(rd8(r) % ncpus);
+			op.kind = rd8(r) & 1 ? MM_OP_DRAIN_ALL : MM_OP_DRAIN_LOCAL;
+		} else if (opc < OPC_PCP) {
+			op.cpu = (uint16_t)(rd8(r) % ncpus);
+			unsigned int v = rd8(r);
+			op.kind = v & 1 ? MM_OP_DEFERRED_COMPLETE : MM_OP_DEFERRED_STEP;
+			if (op.kind == MM_OP_DEFERRED_STEP) {
+				op.node = (int16_t)((v >> 1) % out->cfg.nr_nodes);
+				op.arg = 1 + rd8(r) % 16;
+			}
+		} else {
+			op.cpu = (uint16_t)(rd8(r) % ncpus);
+			unsigned int v = rd8(r);
+			op.kind = v & 1 ? MM_OP_PCP_ENABLE : MM_OP_PCP_DISABLE;
+			op.node = (int16_t)(((v >> 1) & 7) % out->cfg.nr_nodes);
+			op.arg = (v >> 4) % (MAX_NR_ZONES - 1);
 		}
 		if (mm_prog_push(out, &op))
 			return -1;
@@ -338,6 +364,7 @@ static void encode_config(const struct mm_config *cfg, uint8_t *h)
 	h[HDR_WSF] = (uint8_t)(wsf & 0xff);
 	h[HDR_WSF + 1] = (uint8_t)(wsf >> 8);
 	h[HDR_HIGH_FRACTION] = (uint8_t)cfg->percpu_pagelist_high_fraction;
+	h[HDR_DEFERRED] = (uint8_t)(cfg->deferred_init_pages >> cfg->pageblock_order);
 }
 
 long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len)
@@ -389,21 +416,50 @@ long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len)
 			wr8(&w, op->cpu);
 			break;
 		case MM_OP_SET_MIN_FREE_KBYTES:
-			if (op->arg > 0xffff)
+		case MM_OP_SET_WSF:
+		case MM_OP_SET_HIGH_FRACTION: {
+			unsigned int which = op->kind == MM_OP_SET_MIN_FREE_KBYTES ? 0
+					     : op->kind == MM_OP_SET_WSF	   ? 1
+										   : 2;
+			unsigned int v = which == 0 ? op->arg : which == 1 ? op->arg - 1 : op->arg;
+			if (v > 0xffff || (which == 2 && op->arg >= 64))
 				goto unrepresentable;
 			wr8(&w, OPC_SYSCTL);
 			wr8(&w, op->cpu);
-			wr8(&w, 0);
-			wr16(&w, op->arg);
+			wr8(&w, which);
+			wr16(&w, v);
 			break;
-		case MM_OP_SET_WSF:
-			wr8(&w, OPC_SYSCTL);
-			wr8(&w, op->cpu);
-			wr8(&w, 1);
-			wr16(&w, op->arg - 1);
-			break;
+		}
 		case MM_OP_CHECK:
 			wr8(&w, OPC_CHECK);
+			break;
+		case MM_OP_DRAIN_LOCAL:
+		case MM_OP_DRAIN_ALL:
+			wr8(&w, OPC_DRAIN);
+			wr8(&w, op->cpu);
+			wr8(&w, op->kind == MM_OP_DRAIN_ALL);
+			break;
+		case MM_OP_DEFERRED_STEP:
+			if (op->arg < 1 || op->arg > 16)
+				goto unrepresentable;
+			wr8(&w, OPC_DEFERRED);
+			wr8(&w, op->cpu);
+			wr8(&w, (unsigned int)op->node << 1);
+			wr8(&w, op->arg - 1);
+			break;
+		case MM_OP_DEFERRED_COMPLETE:
+			wr8(&w, OPC_DEFERRED);
+			wr8(&w, op->cpu);
+			wr8(&w, 1);
+			break;
+		case MM_OP_PCP_DISABLE:
+		case MM_OP_PCP_ENABLE:
+			if (op->arg >= MAX_NR_ZONES - 1 || op->node > 7)
+				goto unrepresentable;
+			wr8(&w, OPC_PCP);
+			wr8(&w, op->cpu);
+			wr8(&w, (op->kind == MM_OP_PCP_ENABLE) | (unsigned int)op->node << 1 |
+					op->arg << 4);
 			break;
 		default:
 			goto unrepresentable;

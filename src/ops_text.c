@@ -72,9 +72,13 @@ void mm_print_config(FILE *f, const struct mm_config *cfg)
 		fprintf(f, "%s%u", n ? "," : "", cfg->cpus_per_node[n]);
 	fprintf(f,
 		" max_order=%u pageblock_order=%u min_free_kbytes=%u watermark_scale_factor=%u "
-		"high_fraction=%u\n",
+		"high_fraction=%u",
 		cfg->max_order, cfg->pageblock_order, cfg->min_free_kbytes,
 		cfg->watermark_scale_factor, cfg->percpu_pagelist_high_fraction);
+	if (cfg->deferred_init_pages)
+		fprintf(f, " deferred_init_pages=%llu",
+			(unsigned long long)cfg->deferred_init_pages);
+	fputc('\n', f);
 	for (unsigned int n = 0; n < cfg->nr_nodes; n++) {
 		for (int z = 0; z < MAX_NR_ZONES; z++) {
 			const struct mm_zone_config *zc = &cfg->zones[n][z];
@@ -115,6 +119,27 @@ static void print_op(FILE *f, const struct mm_op *op, unsigned int handle)
 		break;
 	case MM_OP_CHECK:
 		fputs("check", f);
+		break;
+	case MM_OP_DRAIN_LOCAL:
+		fprintf(f, "cpu%u drain", op->cpu);
+		break;
+	case MM_OP_DRAIN_ALL:
+		fprintf(f, "cpu%u drain all", op->cpu);
+		break;
+	case MM_OP_DEFERRED_STEP:
+		fprintf(f, "cpu%u deferred_init node=%d pageblocks=%u", op->cpu, op->node, op->arg);
+		break;
+	case MM_OP_DEFERRED_COMPLETE:
+		fprintf(f, "cpu%u deferred_init complete", op->cpu);
+		break;
+	case MM_OP_PCP_DISABLE:
+	case MM_OP_PCP_ENABLE:
+		fprintf(f, "cpu%u %s node=%d zone=%s", op->cpu,
+			op->kind == MM_OP_PCP_DISABLE ? "pcp_disable" : "pcp_enable", op->node,
+			mm_zone_name((enum zone_type)op->arg));
+		break;
+	case MM_OP_SET_HIGH_FRACTION:
+		fprintf(f, "cpu%u sysctl percpu_pagelist_high_fraction=%u", op->cpu, op->arg);
 		break;
 	default:
 		fprintf(f, "# unknown op kind %u", op->kind);
@@ -246,6 +271,12 @@ static int parse_config(struct parser *ps, char **tok, int ntok)
 			if (n == 1)
 				for (unsigned int k = 1; k < MM_MAX_NODES; k++)
 					cfg->cpus_per_node[k] = cfg->cpus_per_node[0];
+			continue;
+		}
+		if ((v = kv(tok[i], "deferred_init_pages"))) {
+			if (!parse_u64(v, &x) || x > UINT32_MAX)
+				PERR(ps, "bad number in '%s'", tok[i]);
+			cfg->deferred_init_pages = x;
 			continue;
 		}
 		const char *keys[] = {"nodes",
@@ -415,10 +446,49 @@ static int parse_op(struct parser *ps, char **tok, int ntok)
 			op.kind = MM_OP_SET_WSF;
 			if (!parse_u64(v, &x) || x < 1 || x > 3000)
 				PERR(ps, "watermark_scale_factor must be 1..3000");
+		} else if ((v = kv(tok[2], "percpu_pagelist_high_fraction"))) {
+			op.kind = MM_OP_SET_HIGH_FRACTION;
+			if (!parse_u64(v, &x) || (x && x < 8) || x > 63)
+				PERR(ps, "percpu_pagelist_high_fraction must be 0 or 8..63");
 		} else {
 			PERR(ps, "unknown sysctl '%s'", tok[2]);
 		}
 		op.arg = (uint32_t)x;
+	} else if (!strcmp(tok[1], "drain")) {
+		op.kind = MM_OP_DRAIN_LOCAL;
+		if (ntok == 3 && !strcmp(tok[2], "all"))
+			op.kind = MM_OP_DRAIN_ALL;
+		else if (ntok != 2)
+			PERR(ps, "expected 'cpuN drain' or 'cpuN drain all'");
+	} else if (!strcmp(tok[1], "deferred_init")) {
+		if (ntok == 3 && !strcmp(tok[2], "complete")) {
+			op.kind = MM_OP_DEFERRED_COMPLETE;
+		} else {
+			const char *n = ntok == 4 ? kv(tok[2], "node") : NULL;
+			const char *b = ntok == 4 ? kv(tok[3], "pageblocks") : NULL;
+			uint64_t y;
+			if (!n || !b || !parse_u64(n, &x) || x >= ps->prog->cfg.nr_nodes ||
+			    !parse_u64(b, &y) || y < 1 || y > 16)
+				PERR(ps, "expected 'cpuN deferred_init node=N pageblocks=1..16' or "
+					 "'cpuN deferred_init complete'");
+			op.kind = MM_OP_DEFERRED_STEP;
+			op.node = (int16_t)x;
+			op.arg = (uint32_t)y;
+		}
+	} else if (!strcmp(tok[1], "pcp_disable") || !strcmp(tok[1], "pcp_enable")) {
+		const char *n = ntok == 4 ? kv(tok[2], "node") : NULL;
+		const char *z = ntok == 4 ? kv(tok[3], "zone") : NULL;
+		int zt;
+		if (!n || !z || !parse_u64(n, &x) || x >= ps->prog->cfg.nr_nodes)
+			PERR(ps, "expected 'cpuN %s node=N zone=NAME'", tok[1]);
+		for (zt = 0; zt < ZONE_DEVICE; zt++)
+			if (!strcmp(z, mm_zone_name(zt)))
+				break;
+		if (zt == ZONE_DEVICE)
+			PERR(ps, "unknown zone '%s'", z);
+		op.kind = tok[1][4] == 'd' ? MM_OP_PCP_DISABLE : MM_OP_PCP_ENABLE;
+		op.node = (int16_t)x;
+		op.arg = (uint32_t)zt;
 	} else {
 		PERR(ps, "unknown op '%s'", tok[1]);
 	}

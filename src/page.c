@@ -6,7 +6,7 @@
 #include "internal.h"
 
 static const char *const state_names[NR_PAGE_STATES] = {
-	"nozone", "reserved", "buddy", "free-tail", "allocated", "allocated-tail",
+	"nozone", "reserved", "buddy", "free-tail", "allocated", "allocated-tail", "pcp", "uninit",
 };
 
 const char *_mm_page_state_name(int state)

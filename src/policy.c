@@ -14,6 +14,8 @@ enum variant_id {
 	V_BUDDY_NO_MERGE_ORDER3,
 	V_WMARK_IGNORE_MIN,
 	V_BUDDY_FREE_WITHOUT_ZONE_LOCK,
+	V_PCP_NO_RECALC_AFTER_DEFERRED_INIT,
+	V_PCP_HIGH_EQUALS_BATCH,
 	NR_VARIANTS
 };
 
@@ -27,6 +29,12 @@ static const struct mm_variant variants[NR_VARIANTS] = {
 	[V_BUDDY_FREE_WITHOUT_ZONE_LOCK] = {"buddy-free-without-zone-lock", "stress",
 					    "free_one_page merges into the free lists without "
 					    "taking zone->lock: a race only real threads show"},
+	[V_PCP_NO_RECALC_AFTER_DEFERRED_INIT] = {"pcp-no-recalc-after-deferred-init", "fuzz_pcp",
+						 "pcp batch/high stay as sized from the boot-time "
+						 "managed pages after deferred init (seed 000)"},
+	[V_PCP_HIGH_EQUALS_BATCH] = {"pcp-high-equals-batch", "fuzz_pcp",
+				     "zone_highsize returns batch: every other free flushes, "
+				     "zone->lock on the hot path"},
 };
 
 size_t mm_variant_count(void)
@@ -49,9 +57,19 @@ int mm_variant_lookup(const char *name)
 	return -2;
 }
 
+/* The mis-set high of the variant: no room above one batch. */
+static int highsize_equals_batch(unsigned long total_pages, int batch, int nr_split_cpus)
+{
+	(void)total_pages;
+	(void)nr_split_cpus;
+	return batch;
+}
+
 void _mm_policy_default(struct mm_policy *p)
 {
 	memset(p, 0, sizeof(*p));
+	p->zone_batchsize = default_zone_batchsize;
+	p->zone_highsize = default_zone_highsize;
 	p->buddy_no_merge_order = -1;
 }
 
@@ -66,6 +84,12 @@ void _mm_policy_apply_variant(struct mm_policy *p, int variant)
 		break;
 	case V_BUDDY_FREE_WITHOUT_ZONE_LOCK:
 		p->free_without_zone_lock = true;
+		break;
+	case V_PCP_NO_RECALC_AFTER_DEFERRED_INIT:
+		p->pcp_no_recalc_after_deferred_init = true;
+		break;
+	case V_PCP_HIGH_EQUALS_BATCH:
+		p->zone_highsize = highsize_equals_batch;
 		break;
 	default:
 		break;

@@ -17,6 +17,7 @@ struct mm_sim *mm_sim_create(void)
 	if (!sim)
 		return NULL;
 	pthread_mutex_init(&sim->hotplug_lock, NULL);
+	pthread_mutex_init(&sim->pcp_batch_high_lock, NULL);
 	return sim;
 }
 
@@ -27,16 +28,44 @@ static void destroy_zone_locks(struct mm_sim *sim)
 			spin_lock_destroy(&sim->pgdat_buf[n].node_zones[z].lock);
 }
 
+static void destroy_pcp_locks(struct mm_sim *sim)
+{
+	for (size_t i = 0; i < sim->pcp_cap; i++)
+		spin_lock_destroy(&sim->pcp_buf[i].lock);
+}
+
 void mm_sim_destroy(struct mm_sim *sim)
 {
 	if (!sim)
 		return;
 	destroy_zone_locks(sim);
+	destroy_pcp_locks(sim);
+	free(sim->pcp_buf);
 	free(sim->pgdat_buf);
 	free(sim->mem_map);
 	free(sim->pageblock_flags);
 	pthread_mutex_destroy(&sim->hotplug_lock);
+	pthread_mutex_destroy(&sim->pcp_batch_high_lock);
 	free(sim);
+}
+
+/* One pageset per (zone, cpu) of the machine: the locks are made once. */
+static int reserve_pcp(struct mm_sim *sim, size_t n)
+{
+	struct per_cpu_pages *p;
+
+	if (n <= sim->pcp_cap)
+		return 0;
+	p = calloc(n, sizeof(*p));
+	if (!p)
+		return -1;
+	destroy_pcp_locks(sim);
+	free(sim->pcp_buf);
+	for (size_t i = 0; i < n; i++)
+		spin_lock_init(&p[i].lock);
+	sim->pcp_buf = p;
+	sim->pcp_cap = n;
+	return 0;
 }
 
 static int reserve_buffers(struct mm_sim *sim, uint64_t max_pfn, unsigned int nr_nodes)
@@ -84,7 +113,10 @@ static void zone_init(struct mm_sim *sim, struct zone *z, int node, enum zone_ty
 	z->zone_start_pfn = zc->start_pfn;
 	z->spanned_pages = zc->spanned;
 	z->present_pages = zc->present;
+	z->first_deferred_pfn = zc->start_pfn + zc->managed;
 	_mm_free_area_init(z);
+	if (zc->present)
+		z->per_cpu_pageset = &sim->pcp_buf[(size_t)z->zone_id * sim->nr_cpus];
 	sim->reset_bytes += sizeof(*z);
 }
 
@@ -98,12 +130,14 @@ MM_NO_COVERAGE static void memmap_init_zone(struct mm_sim *sim, struct zone *z)
 	const struct mm_zone_config *zc = &sim->cfg.zones[z->node][z->type];
 	uint64_t start = zc->start_pfn, end = start + zc->spanned;
 	uint64_t free_end = start + zc->managed;
-
 	struct page free_tail = {.state = PG_FREE_TAIL, .zone_id = z->zone_id};
 	struct page reserved = {.state = PG_RESERVED, .zone_id = z->zone_id};
+	struct page uninit = {.state = PG_UNINIT, .zone_id = z->zone_id};
 
 	for (uint64_t pfn = start; pfn < end; pfn++)
-		*pfn_to_page(sim, pfn) = pfn < free_end ? free_tail : reserved;
+		*pfn_to_page(sim, pfn) = pfn < z->first_deferred_pfn ? free_tail
+					 : pfn < free_end	     ? uninit
+								     : reserved;
 	for (uint64_t pfn = pageblock_start_pfn(sim, start); pfn < end;
 	     pfn += UINT64_C(1) << sim->pageblock_order)
 		set_pageblock_migratetype(sim, pfn, MIGRATE_MOVABLE);
@@ -117,20 +151,10 @@ MM_NO_COVERAGE static void memmap_init_zone(struct mm_sim *sim, struct zone *z)
  */
 static void zone_free_managed(struct mm_sim *sim, struct zone *z)
 {
-	const struct mm_zone_config *zc = &sim->cfg.zones[z->node][z->type];
-	uint64_t free_end = zc->start_pfn + zc->managed;
-
 	zone_lock(z);
-	for (uint64_t pfn = zc->start_pfn; pfn < free_end;) {
-		unsigned int order = sim->max_order;
-		while (order && ((pfn & ((UINT64_C(1) << order) - 1)) ||
-				 pfn + (UINT64_C(1) << order) > free_end))
-			order--;
-		atomic_long_add(1L << order, &z->managed_pages);
-		__free_one_page(z, pfn, order, MIGRATE_MOVABLE, FPI_TO_TAIL);
-		pfn += UINT64_C(1) << order;
-	}
+	_mm_free_pfn_range(z, z->zone_start_pfn, z->first_deferred_pfn);
 	zone_unlock(z);
+	(void)sim;
 }
 
 /* Lays out every node, zone and page descriptor of the configured machine. */
@@ -157,6 +181,7 @@ MM_NO_COVERAGE static void memmap_init(struct mm_sim *sim)
 		}
 		sim->reset_bytes += sim->max_pfn * sizeof(struct page);
 	}
+	_mm_deferred_init_layout(sim);
 	for_each_zone(sim, z)
 		if (z->spanned_pages)
 			memmap_init_zone(sim, z);
@@ -174,7 +199,8 @@ int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
 	sim->pageblock_order = cfg->pageblock_order;
 	sim->nr_nodes = cfg->nr_nodes;
 	sim->max_pfn = mm_config_max_pfn(cfg);
-	if (reserve_buffers(sim, sim->max_pfn, cfg->nr_nodes))
+	if (reserve_buffers(sim, sim->max_pfn, cfg->nr_nodes) ||
+	    reserve_pcp(sim, (size_t)cfg->nr_nodes * MAX_NR_ZONES * mm_config_nr_cpus(cfg)))
 		return -1;
 
 	sim->reset_bytes = 0;
@@ -185,12 +211,20 @@ int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
 	sim->min_free_kbytes = cfg->min_free_kbytes;
 	sim->user_min_free_kbytes = cfg->min_free_kbytes != 0;
 	sim->watermark_scale_factor = cfg->watermark_scale_factor;
+	sim->percpu_pagelist_high_fraction = cfg->percpu_pagelist_high_fraction;
 	atomic_store_explicit(&sim->next_gen, 1, memory_order_relaxed);
 	atomic_store_explicit(&sim->nr_violations, 0, memory_order_relaxed);
 	memset(&sim->stats, 0, sizeof(sim->stats));
 
 	memmap_init(sim);
 	_mm_build_zonelists(sim);
+	/* setup_per_cpu_pageset(): boot pagesets, sized by the watermark initcall below */
+	for_each_zone(sim, z) {
+		if (z->per_cpu_pageset) {
+			_mm_pcp_init_zone(z);
+			sim->reset_bytes += sim->nr_cpus * sizeof(struct per_cpu_pages);
+		}
+	}
 	init_per_zone_wmark_min(sim);
 	memset(&sim->stats, 0, sizeof(sim->stats));
 	return 0;
@@ -235,6 +269,10 @@ int mm_zone_info(const struct mm_sim *sim, int node, enum zone_type zt, struct m
 	for (int i = 0; i < MAX_NR_ZONES; i++)
 		out->lowmem_reserve[i] = READ_ONCE(z->lowmem_reserve[i]);
 	out->nr_free_pages = atomic_long_read(&z->vm_stat[NR_FREE_PAGES]);
+	out->nr_pcp_pages = atomic_long_read(&z->nr_pcp_pages);
+	out->pcp_batch = z->pageset_batch;
+	out->pcp_high_min = z->pageset_high_min;
+	out->pcp_high_max = z->pageset_high_max;
 	for (unsigned int o = 0; o < MM_NR_PAGE_ORDERS; o++)
 		out->nr_free[o] = READ_ONCE(z->free_area[o].nr_free);
 	return 0;
@@ -254,5 +292,12 @@ void mm_sim_stats(const struct mm_sim *sim, struct mm_stats *out)
 	LOAD(fallbacks);
 	LOAD(blocks_stolen);
 	LOAD(full_checks);
+	LOAD(pcp_refills);
+	LOAD(pcp_pages_refilled);
+	LOAD(pcp_bulk_frees);
+	LOAD(pcp_pages_flushed);
+	LOAD(pcp_drains_high);
+	LOAD(pcp_drain_all);
+	LOAD(pcp_pages_drained_offline);
 #undef LOAD
 }

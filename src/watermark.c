@@ -126,12 +126,20 @@ void setup_per_zone_lowmem_reserve(struct mm_sim *sim)
 	}
 }
 
+/* models setup_per_zone_wmarks(): new marks, then pcp high follows the low mark */
+void setup_per_zone_wmarks(struct mm_sim *sim)
+{
+	__setup_per_zone_wmarks(sim);
+	for_each_zone(sim, z)
+		zone_pcp_update(z, 0);
+}
+
 /* models init_per_zone_wmark_min(), the boot-time initcall */
 void init_per_zone_wmark_min(struct mm_sim *sim)
 {
 	if (!sim->user_min_free_kbytes)
 		sim->min_free_kbytes = calculate_min_free_kbytes(sim);
-	__setup_per_zone_wmarks(sim);
+	setup_per_zone_wmarks(sim);
 	setup_per_zone_lowmem_reserve(sim);
 }
 
@@ -140,7 +148,7 @@ void mm_set_min_free_kbytes(struct mm_sim *sim, unsigned int kbytes)
 	pthread_mutex_lock(&sim->hotplug_lock);
 	sim->min_free_kbytes = kbytes;
 	sim->user_min_free_kbytes = true;
-	__setup_per_zone_wmarks(sim);
+	setup_per_zone_wmarks(sim);
 	pthread_mutex_unlock(&sim->hotplug_lock);
 }
 
@@ -150,7 +158,7 @@ void mm_set_watermark_scale_factor(struct mm_sim *sim, unsigned int factor)
 		return; /* the sysctl's range rejects it */
 	pthread_mutex_lock(&sim->hotplug_lock);
 	sim->watermark_scale_factor = factor;
-	__setup_per_zone_wmarks(sim);
+	setup_per_zone_wmarks(sim);
 	pthread_mutex_unlock(&sim->hotplug_lock);
 }
 

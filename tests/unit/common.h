@@ -81,6 +81,20 @@ static inline struct mm_sim *sim_new(const struct mm_config *cfg)
 	return sim;
 }
 
+/*
+ * A machine whose pcp lists are off (zone_pcp_disable on every zone):
+ * every free reaches the buddy at once, as tests of the buddy rules need.
+ */
+static inline struct mm_sim *sim_new_buddy_only(const struct mm_config *cfg)
+{
+	struct mm_sim *sim = sim_new(cfg);
+
+	for (unsigned int n = 0; n < cfg->nr_nodes; n++)
+		for (int zt = 0; zt < ZONE_DEVICE; zt++)
+			mm_zone_pcp_disable(sim, (int)n, (enum zone_type)zt);
+	return sim;
+}
+
 static inline struct mm_zone_info zinfo(const struct mm_sim *sim, int node, enum zone_type zt)
 {
 	struct mm_zone_info zi;

@@ -28,7 +28,7 @@ static struct mm_sim *tiny_normal(uint64_t start, uint64_t spanned)
 
 	cfg_tiny(&cfg, 1, 3, 2);
 	cfg_zone(&cfg, 0, ZONE_NORMAL, start, spanned, spanned);
-	return sim_new(&cfg);
+	return sim_new_buddy_only(&cfg);
 }
 
 static long long alloc_ok(struct mm_sim *sim, unsigned int order, unsigned int gfp, uint32_t owner,
@@ -313,7 +313,7 @@ START_TEST(test_adjacent_zones_never_merge)
 	cfg_tiny(&cfg, 1, 3, 2);
 	cfg_zone(&cfg, 0, ZONE_DMA32, 0, 4, 4);
 	cfg_zone(&cfg, 0, ZONE_NORMAL, 4, 12, 12);
-	sim = sim_new(&cfg);
+	sim = sim_new_buddy_only(&cfg);
 	assert_nr_free(sim, 0, ZONE_DMA32, dma32, 4);
 	assert_nr_free(sim, 0, ZONE_NORMAL, normal, 4);
 
@@ -352,7 +352,7 @@ START_TEST(test_reinit_ignores_stale_memmap)
 	cfg_tiny(&a, 1, 3, 2);
 	cfg_zone(&a, 0, ZONE_DMA32, 0, 8, 8);
 	cfg_zone(&a, 0, ZONE_NORMAL, 8, 8, 8);
-	sim = sim_new(&a);
+	sim = sim_new_buddy_only(&a);
 	ck_assert_int_eq(alloc_ok(sim, 2, MM_GFP_DMA32 | MM_GFP_KERNEL, 1, &gen), 0);
 
 	cfg_tiny(&b, 1, 3, 2);
@@ -455,7 +455,7 @@ START_TEST(test_free_reserved_pfn_reported)
 
 	cfg_tiny(&cfg, 1, 3, 2);
 	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 8, 6);
-	sim = sim_new(&cfg);
+	sim = sim_new_buddy_only(&cfg);
 	vrec_init(&vr);
 	mm_sim_set_violation_handler(sim, vrec_handler, &vr);
 	mm_free_pages(sim, 6, 0, 0, 1);
@@ -582,7 +582,7 @@ START_TEST(test_check_full_busy_machine)
 	unsigned int nr_live = 0, nr_ok = 0;
 
 	mm_config_default(&cfg);
-	sim = sim_new(&cfg);
+	sim = sim_new_buddy_only(&cfg);
 	sim->serial = true;
 	vrec_init(&vr);
 	mm_sim_set_violation_handler(sim, vrec_handler, &vr);

@@ -461,6 +461,7 @@ START_TEST(test_exec_reports_variant)
 			       "cpu0 alloc a1 order=3 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
 			       "cpu0 free a1\n"
 			       "cpu0 free a0\n"
+			       "cpu0 drain\n"
 			       "check\n";
 	struct vrec vr;
 	struct mm_exec *ex = mm_exec_create();
@@ -480,7 +481,7 @@ START_TEST(test_exec_reports_variant)
 	o.variant = mm_variant_lookup("buddy-no-merge-order3");
 	ck_assert_int_ge(o.variant, 0);
 	ck_assert_int_gt(mm_exec_run(ex, &p, &o, &failed_op), 0);
-	ck_assert_int_eq(failed_op, 4);
+	ck_assert_int_eq(failed_op, 5);
 	ck_assert_str_eq(vr.id[0], "INV-BUDDY-MERGED");
 	mm_prog_free(&p);
 	mm_exec_destroy(ex);

@@ -184,9 +184,10 @@ static void check_and_drain(struct mm_sim *sim, struct worker *w, unsigned int n
 	for (enum zone_type zt = ZONE_DMA32; zt <= ZONE_NORMAL; zt++) {
 		struct mm_zone_info zi = zinfo(sim, 0, zt);
 		long held = held_in(w, nr, &zi);
-		ck_assert_msg(zi.nr_free_pages + held == (long)zi.managed,
-			      "%s: free %ld + held %ld != managed %llu", mm_zone_name(zt),
-			      zi.nr_free_pages, held, (unsigned long long)zi.managed);
+		ck_assert_msg(zi.nr_free_pages + zi.nr_pcp_pages + held == (long)zi.managed,
+			      "%s: free %ld + pcp %ld + held %ld != managed %llu", mm_zone_name(zt),
+			      zi.nr_free_pages, zi.nr_pcp_pages, held,
+			      (unsigned long long)zi.managed);
 	}
 	for (unsigned int t = 0; t < nr; t++) {
 		allocs += w[t].allocs;
@@ -203,6 +204,8 @@ static void check_and_drain(struct mm_sim *sim, struct worker *w, unsigned int n
 			struct blk *b = &w[t].live[--w[t].nr_live];
 			mm_free_pages(sim, (uint64_t)b->pfn, b->order, b->owner, b->gen);
 		}
+	/* Everything back in the buddy once every CPU's pcp lists are drained. */
+	mm_drain_all_pages(sim);
 	for (enum zone_type zt = ZONE_DMA32; zt <= ZONE_NORMAL; zt++) {
 		struct mm_zone_info zi = zinfo(sim, 0, zt);
 		ck_assert_int_eq(zi.nr_free_pages, (long)zi.managed);

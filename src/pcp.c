@@ -1,0 +1,745 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pcp.c - the per-cpu page lists: small blocks (orders 0..3) freed to and
+ * allocated from a per-cpu, per-zone cache so that zone->lock is taken
+ * once per batch instead of once per page. Sizing (batch, high_min,
+ * high_max) follows zone_batchsize()/zone_highsize() (6.7+); the runtime
+ * high auto-tunes between them (nr_pcp_high, nr_pcp_alloc, nr_pcp_free).
+ * Seed 000 is about this sizing going stale after deferred init.
+ * The invariants are at the end of the file.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+static inline int order_to_pindex(int mt, unsigned int order)
+{
+	return (int)order * MIGRATE_PCPTYPES + mt;
+}
+
+static inline unsigned int pindex_to_order(int pindex)
+{
+	return (unsigned int)(pindex / MIGRATE_PCPTYPES);
+}
+
+static inline struct per_cpu_pages *zone_pcp(const struct zone *zone, unsigned int cpu)
+{
+	return &zone->per_cpu_pageset[cpu];
+}
+
+static void pcp_lock(struct per_cpu_pages *pcp, struct mm_sim *sim)
+{
+	spin_lock(&pcp->lock);
+	(void)sim;
+}
+
+/* ------------------------------------------------------------------------
+ * Sizing policies
+ * ---------------------------------------------------------------------- */
+
+static unsigned long rounddown_pow_of_two(unsigned long n)
+{
+	unsigned long r = 1;
+
+	while (r <= n / 2)
+		r <<= 1;
+	return r;
+}
+
+/*
+ * models zone_batchsize(): about 0.1% of the zone or 1MB, whichever is
+ * smaller, a quarter of it, clamped to 2^n - 1 (cache aliasing).
+ *
+ *   managed pages    batch
+ *   < 8192           1 (0 before the caller's max(1, .))
+ *   16384            3
+ *   65536            15
+ *   >= 262144        63
+ */
+int default_zone_batchsize(unsigned long managed)
+{
+	unsigned long batch = managed >> 10;
+
+	if (batch > (1UL << 20) >> MM_PAGE_SHIFT)
+		batch = (1UL << 20) >> MM_PAGE_SHIFT;
+	batch /= 4;
+	if (batch < 1)
+		batch = 1;
+	return (int)rounddown_pow_of_two(batch + batch / 2) - 1;
+}
+
+/*
+ * models zone_highsize() (6.7+): total_pages (the low watermark, or
+ * managed / fraction) split over the CPUs local to the zone, at least
+ * 4 * batch.
+ */
+int default_zone_highsize(unsigned long total_pages, int batch, int nr_split_cpus)
+{
+	int high = (int)(total_pages / (unsigned long)nr_split_cpus);
+
+	return high > batch << 2 ? high : batch << 2;
+}
+
+/* CPUs whose pcp lists the zone's high is split over: the node's online CPUs. */
+static int nr_split_cpus(const struct zone *zone, int cpu_online)
+{
+	const struct mm_sim *sim = zone->sim;
+	int n = cpu_online;
+
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
+		if (sim->cpu_to_node[cpu] == zone->node && mm_cpu_is_online(sim, (int)cpu))
+			n++;
+	return n ? n : (int)mm_num_online_cpus(sim);
+}
+
+static void pageset_update(struct per_cpu_pages *pcp, int high_min, int high_max, int batch)
+{
+	WRITE_ONCE(pcp->batch, batch);
+	WRITE_ONCE(pcp->high_min, high_min);
+	WRITE_ONCE(pcp->high_max, high_max);
+}
+
+static void __zone_set_pageset_high_and_batch(struct zone *zone, int high_min, int high_max,
+					      int batch)
+{
+	for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++)
+		pageset_update(zone_pcp(zone, cpu), high_min, high_max, batch);
+}
+
+/* Computes (high_min, high_max, batch) from the zone's current values. */
+static void pcp_sizing(const struct zone *zone, int cpu_online, int *high_min, int *high_max,
+		       int *batch)
+{
+	const struct mm_sim *sim = zone->sim;
+	unsigned int fraction = sim->percpu_pagelist_high_fraction;
+	unsigned long managed = zone_managed_pages(zone);
+	int split = nr_split_cpus(zone, cpu_online);
+	int b = sim->policy.zone_batchsize(managed);
+
+	*batch = b > 1 ? b : 1;
+	if (fraction) {
+		/* Tuned by hand: no auto-tuning between min and max. */
+		*high_min = sim->policy.zone_highsize(managed / fraction, *batch, split);
+		*high_max = *high_min;
+	} else {
+		*high_min = sim->policy.zone_highsize(wmark_pages(zone, WMARK_LOW), *batch, split);
+		*high_max = sim->policy.zone_highsize(managed / MIN_PERCPU_PAGELIST_HIGH_FRACTION,
+						      *batch, split);
+	}
+}
+
+/* models zone_set_pageset_high_and_batch() */
+void zone_set_pageset_high_and_batch(struct zone *zone, int cpu_online)
+{
+	int high_min, high_max, batch;
+
+	if (!zone->per_cpu_pageset)
+		return;
+	pcp_sizing(zone, cpu_online, &high_min, &high_max, &batch);
+	if (zone->pageset_high_min == high_min && zone->pageset_high_max == high_max &&
+	    zone->pageset_batch == batch)
+		return;
+	zone->pageset_high_min = high_min;
+	zone->pageset_high_max = high_max;
+	zone->pageset_batch = batch;
+	if (!zone->pcp_disabled)
+		__zone_set_pageset_high_and_batch(zone, high_min, high_max, batch);
+}
+
+/* models zone_pcp_update(): under pcp_batch_high_lock */
+void zone_pcp_update(struct zone *zone, int cpu_online)
+{
+	pthread_mutex_lock(&zone->sim->pcp_batch_high_lock);
+	zone_set_pageset_high_and_batch(zone, cpu_online);
+	pthread_mutex_unlock(&zone->sim->pcp_batch_high_lock);
+}
+
+/* models per_cpu_pages_init() and setup_zone_pageset(): the boot pageset, then sizing */
+void _mm_pcp_init_zone(struct zone *zone)
+{
+	for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++) {
+		struct per_cpu_pages *pcp = zone_pcp(zone, cpu);
+		spinlock_t lock = pcp->lock;
+
+		memset(pcp, 0, sizeof(*pcp));
+		pcp->lock = lock;
+		for (int i = 0; i < NR_PCP_LISTS; i++)
+			pcp->head[i] = pcp->tail[i] = PFN_NIL;
+		pcp->high = BOOT_PAGESET_HIGH;
+		pcp->batch = BOOT_PAGESET_BATCH;
+	}
+	zone->pageset_high_min = zone->pageset_high_max = zone->pageset_batch = 0;
+	zone_set_pageset_high_and_batch(zone, 0);
+}
+
+/* ------------------------------------------------------------------------
+ * pcp list primitives (the caller holds pcp->lock)
+ * ---------------------------------------------------------------------- */
+
+static void pcp_list_add(struct per_cpu_pages *pcp, struct mm_sim *sim, int pindex, uint64_t pfn,
+			 bool tail)
+{
+	struct page *page = pfn_to_page(sim, pfn);
+	uint32_t p = (uint32_t)pfn;
+
+	if (pcp->head[pindex] == PFN_NIL) {
+		page->lru.next = page->lru.prev = PFN_NIL;
+		pcp->head[pindex] = pcp->tail[pindex] = p;
+	} else if (tail) {
+		page->lru.next = PFN_NIL;
+		page->lru.prev = pcp->tail[pindex];
+		pfn_to_page(sim, pcp->tail[pindex])->lru.next = p;
+		pcp->tail[pindex] = p;
+	} else {
+		page->lru.prev = PFN_NIL;
+		page->lru.next = pcp->head[pindex];
+		pfn_to_page(sim, pcp->head[pindex])->lru.prev = p;
+		pcp->head[pindex] = p;
+	}
+}
+
+static void pcp_list_del(struct per_cpu_pages *pcp, struct mm_sim *sim, int pindex, uint64_t pfn)
+{
+	struct page *page = pfn_to_page(sim, pfn);
+
+	if (page->lru.prev == PFN_NIL)
+		pcp->head[pindex] = page->lru.next;
+	else
+		pfn_to_page(sim, page->lru.prev)->lru.next = page->lru.next;
+	if (page->lru.next == PFN_NIL)
+		pcp->tail[pindex] = page->lru.prev;
+	else
+		pfn_to_page(sim, page->lru.next)->lru.prev = page->lru.prev;
+}
+
+static void mark_pcp_page(struct page *page, unsigned int order, unsigned int cpu)
+{
+	WRITE_ONCE(page->order, (uint8_t)order);
+	page->spare = cpu;
+	WRITE_ONCE(page->state, PG_PCP);
+}
+
+/* ------------------------------------------------------------------------
+ * Freeing to the lists and flushing them
+ * ---------------------------------------------------------------------- */
+
+/*
+ * models free_pcppages_bulk(): count pages back to the buddy under one
+ * zone->lock hold, round-robin over the lists from pindex, each list from
+ * its tail (the coldest pages). Returns the pages freed.
+ */
+static int free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_pages *pcp, int pindex)
+{
+	struct mm_sim *sim = zone->sim;
+	int freed = 0;
+
+	if (count > pcp->count)
+		count = pcp->count;
+	if (count <= 0)
+		return 0;
+	pindex = pindex - 1;
+	zone_lock(zone);
+	stat_inc(&sim->stats.pcp_bulk_frees);
+	while (count > 0) {
+		do {
+			if (++pindex > NR_PCP_LISTS - 1)
+				pindex = 0;
+		} while (pcp->head[pindex] == PFN_NIL);
+
+		unsigned int order = pindex_to_order(pindex);
+		int nr_pages = 1 << order;
+		do {
+			uint64_t pfn = pcp->tail[pindex];
+			pcp_list_del(pcp, sim, pindex, pfn);
+			count -= nr_pages;
+			pcp->count -= nr_pages;
+			freed += nr_pages;
+			atomic_long_add(-nr_pages, &zone->nr_pcp_pages);
+			WRITE_ONCE(pfn_to_page(sim, pfn)->state, PG_FREE_TAIL);
+			__free_one_page(zone, pfn, order, get_pfnblock_migratetype(sim, pfn),
+					FPI_NONE);
+		} while (count > 0 && pcp->head[pindex] != PFN_NIL);
+	}
+	zone_unlock(zone);
+	stat_add(&sim->stats.pcp_pages_flushed, (unsigned long long)freed);
+	return freed;
+}
+
+/* models nr_pcp_high(): the effective high for this free, tuning pcp->high */
+static int nr_pcp_high(struct per_cpu_pages *pcp, struct zone *zone, int batch, bool free_high)
+{
+	int high_min = READ_ONCE(pcp->high_min), high_max = READ_ONCE(pcp->high_max);
+	int high = pcp->high = clamp_int(pcp->high, high_min, high_max);
+	unsigned int zflags = atomic_load_explicit(&zone->flags, memory_order_relaxed);
+
+	if (!high)
+		return 0;
+	if (free_high) {
+		int h = high - (batch << CONFIG_PCP_BATCH_SCALE_MAX);
+		pcp->high = h > high_min ? h : high_min;
+		return 0;
+	}
+	/* Reclaim active: keep the lists short. */
+	if (zflags & ZONE_RECLAIM_ACTIVE) {
+		int free_count = pcp->free_count > batch ? pcp->free_count : batch;
+		int h = high - free_count;
+		pcp->high = h > high_min ? h : high_min;
+		return batch << 2 < pcp->high ? batch << 2 : pcp->high;
+	}
+	if (high_min == high_max)
+		return high;
+	if (zflags & ZONE_BELOW_HIGH) {
+		int free_count = pcp->free_count > batch ? pcp->free_count : batch;
+		int h = high - free_count;
+		pcp->high = h > high_min ? h : high_min;
+		high = pcp->count > high_min ? pcp->count : high_min;
+	} else if (pcp->count >= high) {
+		int need_high = pcp->free_count + batch;
+		/* Large enough to hold a batch of freed pages. */
+		if (pcp->high < need_high)
+			pcp->high = clamp_int(need_high, high_min, high_max);
+	}
+	return high;
+}
+
+/* models nr_pcp_free(): how many pages a flush returns to the buddy */
+static int nr_pcp_free(const struct per_cpu_pages *pcp, int batch, int high, bool free_high)
+{
+	if (free_high) {
+		int n = batch << CONFIG_PCP_BATCH_SCALE_MAX;
+		return pcp->count < n ? pcp->count : n;
+	}
+	/* pcp disabled or the boot pageset */
+	if (high < batch)
+		return 1;
+	/* Leave at least a batch; more after a run of frees, to cut lock round trips. */
+	return clamp_int(pcp->free_count, batch, high - batch);
+}
+
+/* models free_unref_page_commit(): the caller holds pcp->lock */
+static void free_unref_page_commit(struct zone *zone, struct per_cpu_pages *pcp, uint64_t pfn,
+				   int mt, unsigned int order, unsigned int cpu)
+{
+	struct mm_sim *sim = zone->sim;
+	int pindex = order_to_pindex(mt, order);
+	bool free_high = false;
+	int batch, high;
+
+	/* A free cools the doubling of the refill size (nr_pcp_alloc). */
+	pcp->alloc_factor >>= 1;
+	mark_pcp_page(pfn_to_page(sim, pfn), order, cpu);
+	pcp_list_add(pcp, sim, pindex, pfn, false);
+	pcp->count += 1 << order;
+	atomic_long_add(1L << order, &zone->nr_pcp_pages);
+
+	batch = READ_ONCE(pcp->batch);
+	/* High-order frees without allocations in between fragment: flush them all. */
+	if (order && order <= PAGE_ALLOC_COSTLY_ORDER) {
+		free_high = pcp->free_count >= batch && (pcp->flags & PCPF_PREV_FREE_HIGH_ORDER) &&
+			    (!(pcp->flags & PCPF_FREE_HIGH_BATCH) || pcp->count >= batch);
+		pcp->flags |= PCPF_PREV_FREE_HIGH_ORDER;
+	} else if (pcp->flags & PCPF_PREV_FREE_HIGH_ORDER) {
+		pcp->flags &= (uint8_t)~PCPF_PREV_FREE_HIGH_ORDER;
+	}
+	if (pcp->free_count < (batch << CONFIG_PCP_BATCH_SCALE_MAX))
+		pcp->free_count = (short)(pcp->free_count + (1 << order));
+	high = nr_pcp_high(pcp, zone, batch, free_high);
+	if (pcp->count >= high) {
+		int want = nr_pcp_free(pcp, batch, high, free_high);
+		int expect = want < pcp->count ? want : pcp->count;
+		int before = pcp->count;
+		int freed = free_pcppages_bulk(zone, want, pcp, pindex);
+
+		stat_inc(&sim->stats.pcp_drains_high);
+		/* Whole blocks go back: at least what was asked, less than a block more. */
+		if (freed < expect || freed >= expect + (1 << PAGE_ALLOC_COSTLY_ORDER) ||
+		    pcp->count != before - freed)
+			zone_report(zone, "INV-PCP-FLUSH", (long long)pfn, expect, freed,
+				    "cpu %u: flush at count %d >= high %d freed %d pages", cpu,
+				    before, high, freed);
+		if ((atomic_load_explicit(&zone->flags, memory_order_relaxed) & ZONE_BELOW_HIGH) &&
+		    zone_watermark_ok(zone, 0, wmark_pages(zone, WMARK_HIGH), ZONE_MOVABLE, 0))
+			atomic_fetch_and_explicit(&zone->flags, ~ZONE_BELOW_HIGH,
+						  memory_order_relaxed);
+	}
+}
+
+/*
+ * models free_unref_page(): an order <= 3 block goes to the freeing CPU's
+ * list for the block's zone, whichever CPU allocated it. The caller has
+ * verified the stamps (free_pages_prepare) and owns the block.
+ */
+void free_unref_page(struct mm_sim *sim, uint64_t pfn, unsigned int order)
+{
+	struct zone *zone = page_zone(sim, pfn_to_page(sim, pfn));
+	unsigned int cpu = (unsigned int)mm_current_cpu();
+	int mt = get_pfnblock_migratetype(sim, pfn);
+	struct per_cpu_pages *pcp;
+
+	/* Isolated blocks go straight back; highatomic ones are listed as movable. */
+	if (mt >= MIGRATE_PCPTYPES) {
+		if (mt == MIGRATE_ISOLATE) {
+			free_one_page(zone, pfn, order);
+			return;
+		}
+		mt = MIGRATE_MOVABLE;
+	}
+	for (uint64_t p = pfn + 1; p < pfn + (UINT64_C(1) << order); p++)
+		WRITE_ONCE(pfn_to_page(sim, p)->state, PG_FREE_TAIL);
+	pcp = zone_pcp(zone, cpu);
+	pcp_lock(pcp, sim);
+	atomic_long_add(-(1L << order), &zone->nr_allocated);
+	free_unref_page_commit(zone, pcp, pfn, mt, order, cpu);
+	spin_unlock(&pcp->lock);
+}
+
+/* ------------------------------------------------------------------------
+ * Allocating from the lists
+ * ---------------------------------------------------------------------- */
+
+/* models nr_pcp_alloc(): how many blocks one refill takes from the buddy */
+static int nr_pcp_alloc(struct per_cpu_pages *pcp, struct zone *zone, unsigned int order)
+{
+	int base_batch = READ_ONCE(pcp->batch);
+	int high_min = READ_ONCE(pcp->high_min), high_max = READ_ONCE(pcp->high_max);
+	int high = pcp->high = clamp_int(pcp->high, high_min, high_max);
+	int batch, max_nr_alloc;
+
+	/* pcp disabled or the boot pageset */
+	if (high < base_batch)
+		return 1;
+	batch = order ? base_batch : base_batch << pcp->alloc_factor;
+	/* A larger high would have spared this trip to the zone. */
+	if (high_min != high_max &&
+	    !(atomic_load_explicit(&zone->flags, memory_order_relaxed) & ZONE_BELOW_HIGH)) {
+		high = high + batch < high_max ? high + batch : high_max;
+		pcp->high = high;
+	}
+	if (!order) {
+		max_nr_alloc = high - pcp->count - base_batch;
+		if (max_nr_alloc < base_batch)
+			max_nr_alloc = base_batch;
+		/* Allocation runs without frees double the refill each time. */
+		if (batch <= max_nr_alloc && pcp->alloc_factor < CONFIG_PCP_BATCH_SCALE_MAX)
+			pcp->alloc_factor++;
+		if (batch > max_nr_alloc)
+			batch = max_nr_alloc;
+	}
+	/* Batch 1 (tiny zones, the boot pageset) must not cache pages. */
+	if (batch > 1) {
+		batch >>= order;
+		if (batch < 2)
+			batch = 2;
+	}
+	return batch;
+}
+
+/*
+ * models rmqueue_bulk(): count blocks from the buddy under one zone->lock
+ * hold, appended in pfn order. The caller holds pcp->lock.
+ */
+static int rmqueue_bulk(struct zone *zone, unsigned int order, int count, struct per_cpu_pages *pcp,
+			int pindex, int mt, unsigned int alloc_flags, unsigned int cpu)
+{
+	struct mm_sim *sim = zone->sim;
+	int i;
+
+	zone_lock(zone);
+	stat_inc(&sim->stats.pcp_refills);
+	for (i = 0; i < count; i++) {
+		struct page *page = __rmqueue(zone, order, mt, alloc_flags);
+		if (!page)
+			break;
+		mark_pcp_page(page, order, cpu);
+		pcp_list_add(pcp, sim, pindex, page_to_pfn(sim, page), true);
+	}
+	atomic_long_add((long)i << order, &zone->nr_pcp_pages);
+	zone_unlock(zone);
+	stat_add(&sim->stats.pcp_pages_refilled, (unsigned long long)i << order);
+	return i;
+}
+
+/*
+ * models rmqueue_pcplist(): the first block of this CPU's list, refilled
+ * from the buddy when empty. The block is returned still marked PG_PCP;
+ * the caller makes it allocated.
+ */
+struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int mt,
+			     unsigned int alloc_flags)
+{
+	struct mm_sim *sim = zone->sim;
+	unsigned int cpu = (unsigned int)mm_current_cpu();
+	struct per_cpu_pages *pcp = zone_pcp(zone, cpu);
+	int pindex = order_to_pindex(mt, order);
+	uint64_t pfn;
+
+	pcp_lock(pcp, sim);
+	/* An allocation ends a run of frees. */
+	pcp->free_count >>= 1;
+	if (pcp->head[pindex] == PFN_NIL) {
+		int batch = nr_pcp_alloc(pcp, zone, order);
+		int alloced = rmqueue_bulk(zone, order, batch, pcp, pindex, mt, alloc_flags, cpu);
+
+		pcp->count += alloced << order;
+		if (pcp->head[pindex] == PFN_NIL) {
+			spin_unlock(&pcp->lock);
+			return NULL;
+		}
+	}
+	pfn = pcp->head[pindex];
+	pcp_list_del(pcp, sim, pindex, pfn);
+	pcp->count -= 1 << order;
+	atomic_long_add(-(1L << order), &zone->nr_pcp_pages);
+	spin_unlock(&pcp->lock);
+	return pfn_to_page(sim, pfn);
+}
+
+/* ------------------------------------------------------------------------
+ * Drains and hotplug
+ * ---------------------------------------------------------------------- */
+
+/* models drain_pages_zone(): everything, a bounded chunk per lock hold */
+void drain_pages_zone(unsigned int cpu, struct zone *zone)
+{
+	struct per_cpu_pages *pcp;
+	int count;
+
+	if (!zone->per_cpu_pageset)
+		return;
+	pcp = zone_pcp(zone, cpu);
+	do {
+		pcp_lock(pcp, zone->sim);
+		count = pcp->count;
+		if (count) {
+			int batch = READ_ONCE(pcp->batch);
+			int to_drain = batch << CONFIG_PCP_BATCH_SCALE_MAX;
+			if (to_drain > count)
+				to_drain = count;
+			count -= free_pcppages_bulk(zone, to_drain, pcp, 0);
+		}
+		spin_unlock(&pcp->lock);
+	} while (count > 0);
+}
+
+void mm_drain_local_pages(struct mm_sim *sim)
+{
+	unsigned int cpu = (unsigned int)mm_current_cpu();
+
+	for_each_zone(sim, z)
+		drain_pages_zone(cpu, z);
+}
+
+/* models drain_all_pages(NULL): every CPU's lists, online or not */
+void mm_drain_all_pages(struct mm_sim *sim)
+{
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
+		for_each_zone(sim, z)
+			drain_pages_zone(cpu, z);
+	stat_inc(&sim->stats.pcp_drain_all);
+}
+
+/* models page_alloc_cpu_dead(): the dead CPU's lists drained, sizing redone */
+void page_alloc_cpu_dead(struct mm_sim *sim, unsigned int cpu)
+{
+	for_each_zone(sim, z) {
+		long before = atomic_long_read(&z->nr_pcp_pages);
+		drain_pages_zone(cpu, z);
+		stat_add(&sim->stats.pcp_pages_drained_offline,
+			 (unsigned long long)(before - atomic_long_read(&z->nr_pcp_pages)));
+	}
+	for_each_zone(sim, z)
+		if (populated_zone(z))
+			zone_pcp_update(z, 0);
+}
+
+/* models page_alloc_cpu_online(): the CPU counts in the split from now on */
+void page_alloc_cpu_online(struct mm_sim *sim, unsigned int cpu)
+{
+	(void)cpu;
+	for_each_zone(sim, z)
+		if (populated_zone(z))
+			zone_pcp_update(z, 0);
+}
+
+/* models zone_pcp_disable(): high 0 and batch 1, then a forced drain */
+void mm_zone_pcp_disable(struct mm_sim *sim, int node, enum zone_type zt)
+{
+	struct zone *z = &sim->node_data[node]->node_zones[zt];
+
+	if (!z->per_cpu_pageset || z->pcp_disabled)
+		return;
+	/*
+	 * The kernel holds pcp_batch_high_lock until the enable; one thread
+	 * runs every op here, so a flag keeps sizing updates off instead.
+	 */
+	pthread_mutex_lock(&sim->pcp_batch_high_lock);
+	z->pcp_disabled = true;
+	__zone_set_pageset_high_and_batch(z, 0, 0, 1);
+	pthread_mutex_unlock(&sim->pcp_batch_high_lock);
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
+		drain_pages_zone(cpu, z);
+}
+
+/* models zone_pcp_enable() */
+void mm_zone_pcp_enable(struct mm_sim *sim, int node, enum zone_type zt)
+{
+	struct zone *z = &sim->node_data[node]->node_zones[zt];
+
+	if (!z->per_cpu_pageset || !z->pcp_disabled)
+		return;
+	pthread_mutex_lock(&sim->pcp_batch_high_lock);
+	z->pcp_disabled = false;
+	__zone_set_pageset_high_and_batch(z, z->pageset_high_min, z->pageset_high_max,
+					  z->pageset_batch);
+	pthread_mutex_unlock(&sim->pcp_batch_high_lock);
+}
+
+int mm_set_high_fraction(struct mm_sim *sim, unsigned int fraction)
+{
+	if (fraction && fraction < MIN_PERCPU_PAGELIST_HIGH_FRACTION)
+		return -1;
+	pthread_mutex_lock(&sim->hotplug_lock);
+	sim->percpu_pagelist_high_fraction = fraction;
+	for_each_zone(sim, z)
+		if (populated_zone(z))
+			zone_pcp_update(z, 0);
+	pthread_mutex_unlock(&sim->hotplug_lock);
+	return 0;
+}
+
+int mm_pcp_info(const struct mm_sim *sim, int node, enum zone_type zt, int cpu,
+		struct mm_pcp_info *out)
+{
+	if (node < 0 || (unsigned int)node >= sim->nr_nodes || (unsigned int)zt >= MAX_NR_ZONES ||
+	    cpu < 0 || (unsigned int)cpu >= sim->nr_cpus)
+		return -1;
+	const struct zone *z = &sim->node_data[node]->node_zones[zt];
+	if (!z->per_cpu_pageset)
+		return -1;
+	const struct per_cpu_pages *pcp = zone_pcp(z, (unsigned int)cpu);
+	out->count = READ_ONCE(pcp->count);
+	out->high = READ_ONCE(pcp->high);
+	out->high_min = READ_ONCE(pcp->high_min);
+	out->high_max = READ_ONCE(pcp->high_max);
+	out->batch = READ_ONCE(pcp->batch);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Invariants
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Full scan of one zone's lists (quiescent): every listed block is PG_PCP
+ * of this cpu and order, in the zone, on the list of its order; count
+ * equals the pages listed; the zone's pcp page total agrees.
+ */
+MM_NO_COVERAGE unsigned long _mm_pcp_check_zone(struct zone *zone)
+{
+	struct mm_sim *sim = zone->sim;
+	unsigned long bad = 0;
+	long total = 0;
+
+	if (!zone->per_cpu_pageset)
+		return 0;
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
+		const struct per_cpu_pages *pcp = zone_pcp(zone, cpu);
+		long pages = 0;
+		for (int pindex = 0; pindex < NR_PCP_LISTS; pindex++) {
+			unsigned int order = pindex_to_order(pindex);
+			uint32_t prev = PFN_NIL;
+			long n = 0;
+			for (uint32_t p = pcp->head[pindex]; p != PFN_NIL;) {
+				const struct page *page = pfn_to_page(sim, p);
+				if (!zone_spans_pfn(zone, p) || page->state != PG_PCP ||
+				    page->order != order || page->spare != cpu ||
+				    page->lru.prev != prev || (p & ((1u << order) - 1))) {
+					mm_report_violation(
+						sim, "INV-PCP-LIST", zone->node, (int)zone->type,
+						(int)cpu, p, order, page->order,
+						"pcp list %d (order %u) holds a %s page of cpu %u",
+						pindex, order, _mm_page_state_name(page->state),
+						page->spare);
+					return bad + 1;
+				}
+				if (++n > (long)(zone->spanned_pages >> order)) {
+					mm_report_violation(sim, "INV-PCP-LIST", zone->node,
+							    (int)zone->type, (int)cpu, p, 0, n,
+							    "pcp list %d loops", pindex);
+					return bad + 1;
+				}
+				prev = p;
+				p = page->lru.next;
+			}
+			if (pcp->tail[pindex] != prev) {
+				mm_report_violation(sim, "INV-PCP-LIST", zone->node,
+						    (int)zone->type, (int)cpu, prev, prev,
+						    pcp->tail[pindex],
+						    "pcp list %d tail pointer is stale", pindex);
+				bad++;
+			}
+			pages += n << order;
+		}
+		if (pages != pcp->count) {
+			mm_report_violation(sim, "INV-PCP-COUNT", zone->node, (int)zone->type,
+					    (int)cpu, -1, pages, pcp->count,
+					    "pcp->count differs from the pages on its lists");
+			bad++;
+		}
+		total += pages;
+	}
+	if (total != atomic_long_read(&zone->nr_pcp_pages)) {
+		zone_report(zone, "INV-PCP-COUNT", -1, total, atomic_long_read(&zone->nr_pcp_pages),
+			    "pages on all pcp lists vs the zone's pcp total");
+		bad++;
+	}
+	return bad;
+}
+
+static bool batch_is_kernel_value(int batch)
+{
+	/* zone_batchsize() yields 2^n - 1 up to 63; max(1, .) makes 0 into 1 */
+	return batch >= 1 && batch <= 63 && !((batch + 1) & batch);
+}
+
+/*
+ * Sizing: batch is one of the kernel's values and high_min and high_max are
+ * at least 4 * batch (INV-PCP-HIGH-FLOOR, whatever the policy; high_min may
+ * exceed high_max when the low mark is above managed / 8); once deferred init
+ * has completed, every CPU's batch/high_min/high_max equal the policy
+ * computed from the zone's current managed pages, low mark and CPUs
+ * (INV-PCP-SIZING: stale sizing, seed 000).
+ */
+unsigned long _mm_pcp_check_sizing(struct zone *zone)
+{
+	struct mm_sim *sim = zone->sim;
+	int high_min, high_max, batch;
+	unsigned long bad = 0;
+
+	if (!zone->per_cpu_pageset || zone->pcp_disabled)
+		return 0;
+	pcp_sizing(zone, 0, &high_min, &high_max, &batch);
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
+		const struct per_cpu_pages *pcp = zone_pcp(zone, cpu);
+		int b = READ_ONCE(pcp->batch), lo = READ_ONCE(pcp->high_min);
+		int hi = READ_ONCE(pcp->high_max);
+
+		if (!batch_is_kernel_value(b) || lo < b << 2 || hi < b << 2) {
+			mm_report_violation(sim, "INV-PCP-HIGH-FLOOR", zone->node, (int)zone->type,
+					    (int)cpu, -1, (long long)b << 2, lo,
+					    "batch %d high_min %d high_max %d: high below 4*batch",
+					    b, lo, hi);
+			return bad + 1;
+		}
+		if (!sim->deferred_pending && (b != batch || lo != high_min || hi != high_max)) {
+			mm_report_violation(
+				sim, "INV-PCP-SIZING", zone->node, (int)zone->type, (int)cpu, -1,
+				batch, b,
+				"batch/high_min/high_max %d/%d/%d, policy gives %d/%d/%d "
+				"for %lu managed pages",
+				b, lo, hi, batch, high_min, high_max, zone_managed_pages(zone));
+			return bad + 1;
+		}
+	}
+	return bad;
+}
