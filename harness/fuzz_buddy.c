@@ -2,7 +2,7 @@
 /*
  * fuzz_buddy.c - the buddy allocator and watermarks: allocations of every
  * order, migratetype and gfp, frees on any CPU, hotplug and sysctls, on
- * small machines of up to 4 nodes.
+ * small machines of up to 2 nodes and 4 CPUs each.
  *
  * Build: cmake --preset fuzz && cmake --build --preset fuzz
  * Run:   build/fuzz/fuzz_buddy build/fuzz/corpus/buddy

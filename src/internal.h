@@ -22,8 +22,10 @@
  * feedback from them only slows the fuzzer, so they are not instrumented.
  */
 #if defined(__clang__)
+#define MM_NO_ASAN     __attribute__((no_sanitize("address")))
 #define MM_NO_COVERAGE __attribute__((no_sanitize("coverage"), noinline))
 #else
+#define MM_NO_ASAN     __attribute__((no_sanitize_address))
 #define MM_NO_COVERAGE __attribute__((noinline))
 #endif
 
@@ -323,7 +325,8 @@ static inline uint64_t pageblock_start_pfn(const struct mm_sim *sim, uint64_t pf
 
 static inline int get_pfnblock_migratetype(const struct mm_sim *sim, uint64_t pfn)
 {
-	return sim->pageblock_flags[pfn >> sim->pageblock_order] & PB_MIGRATETYPE_MASK;
+	/* Written under zone->lock, read by frees that do not hold it (pcp). */
+	return READ_ONCE(sim->pageblock_flags[pfn >> sim->pageblock_order]) & PB_MIGRATETYPE_MASK;
 }
 
 /* page.c */

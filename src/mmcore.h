@@ -328,6 +328,9 @@ struct mm_prog {
 	unsigned int cap_ops;
 	unsigned int nr_allocs; /* alloc ops, numbered 0.. in order */
 	struct mm_op *ops;
+	/* decoder scratch: allocations not yet freed (freed by mm_prog_free) */
+	uint32_t *live;
+	unsigned int nr_live, cap_live;
 };
 
 void mm_prog_init(struct mm_prog *p);

@@ -47,8 +47,8 @@ enum {
 
 void mm_limits_default(struct mm_limits *lim)
 {
-	lim->max_nodes = 4;
-	lim->max_cpus_per_node = 8;
+	lim->max_nodes = 2;
+	lim->max_cpus_per_node = 4;
 	lim->max_total_pages = 1024;
 	lim->max_ops = 2048;
 }
@@ -61,6 +61,7 @@ void mm_prog_init(struct mm_prog *p)
 void mm_prog_free(struct mm_prog *p)
 {
 	free(p->ops);
+	free(p->live);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -194,43 +195,37 @@ static void decode_config(const uint8_t *d, size_t len, const struct mm_limits *
 	cfg->percpu_pagelist_high_fraction = hf < 8 ? 0 : hf;
 }
 
-struct live_set {
-	uint32_t *h;
-	unsigned int n, cap;
-};
-
-static int live_add(struct live_set *ls, uint32_t handle)
+/* The allocations a decoded program has not freed yet, in p->live. */
+static int live_add(struct mm_prog *p, uint32_t handle)
 {
-	if (ls->n == ls->cap) {
-		unsigned int cap = ls->cap ? ls->cap * 2 : 64;
-		uint32_t *h = realloc(ls->h, cap * sizeof(*h));
+	if (p->nr_live == p->cap_live) {
+		unsigned int cap = p->cap_live ? p->cap_live * 2 : 64;
+		uint32_t *h = realloc(p->live, cap * sizeof(*h));
 		if (!h)
 			return -1;
-		ls->h = h;
-		ls->cap = cap;
+		p->live = h;
+		p->cap_live = cap;
 	}
-	ls->h[ls->n++] = handle;
+	p->live[p->nr_live++] = handle;
 	return 0;
 }
 
 /* Picks the handle at pick's position counted from the newest; removes it. */
-static uint32_t live_take(struct live_set *ls, unsigned int pick)
+static uint32_t live_take(struct mm_prog *p, unsigned int pick)
 {
-	unsigned int idx = ls->n - 1 - pick % ls->n;
-	uint32_t h = ls->h[idx];
+	unsigned int idx = p->nr_live - 1 - pick % p->nr_live;
+	uint32_t h = p->live[idx];
 
-	ls->h[idx] = ls->h[--ls->n];
+	p->live[idx] = p->live[--p->nr_live];
 	return h;
 }
 
 /* Decodes ops from r until its end (or max_ops) for the machine in out->cfg. */
 static int decode_ops(struct reader *r, unsigned int max_ops, struct mm_prog *out)
 {
-	/* Reused across calls of this thread: decoding allocates nothing per input. */
-	static _Thread_local struct live_set live;
 	unsigned int ncpus = mm_config_nr_cpus(&out->cfg);
 
-	live.n = 0;
+	out->nr_live = 0;
 	while (r->pos < r->len && out->nr_ops < max_ops) {
 		struct mm_op op = {0};
 		unsigned int opc = rd8(r) % OPC_MOD;
@@ -244,15 +239,15 @@ static int decode_ops(struct reader *r, unsigned int max_ops, struct mm_prog *ou
 			op.gfp = (uint16_t)gfp_normalize(rd16(r));
 			unsigned int node = rd8(r);
 			op.node = (int16_t)(node ? (int)((node - 1) % out->cfg.nr_nodes) : -1);
-			if (live_add(&live, out->nr_allocs))
+			if (live_add(out, out->nr_allocs))
 				return -1;
 		} else if (opc < OPC_OFFLINE) {
 			op.kind = MM_OP_FREE;
 			op.cpu = (uint16_t)(rd8(r) % ncpus);
 			unsigned int pick = rd16(r);
-			if (!live.n)
+			if (!out->nr_live)
 				continue; /* nothing to free: the op decodes to nothing */
-			op.arg = live_take(&live, pick);
+			op.arg = live_take(out, pick);
 		} else if (opc < OPC_SYSCTL) {
 			op.kind = opc < OPC_ONLINE ? MM_OP_CPU_OFFLINE : MM_OP_CPU_ONLINE;
 			op.cpu = (uint16_t)(rd8(r) % ncpus);
@@ -373,7 +368,7 @@ long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len)
 	struct mm_config back;
 	uint8_t hdr[HDR_LEN];
 	struct writer w = {buf, len, 0};
-	struct live_set live = {0};
+	struct mm_prog live = {0}; /* only its live set: the decoder's, replayed */
 	uint32_t next_alloc = 0;
 	long ret;
 
@@ -400,14 +395,14 @@ long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len)
 			break;
 		case MM_OP_FREE: {
 			unsigned int idx = 0;
-			while (idx < live.n && live.h[idx] != op->arg)
+			while (idx < live.nr_live && live.live[idx] != op->arg)
 				idx++;
-			if (idx == live.n || live.n > 65536)
+			if (idx == live.nr_live || live.nr_live > 65536)
 				goto unrepresentable;
 			wr8(&w, OPC_FREE);
 			wr8(&w, op->cpu);
-			wr16(&w, live.n - 1 - idx);
-			live_take(&live, live.n - 1 - idx);
+			wr16(&w, live.nr_live - 1 - idx);
+			live_take(&live, live.nr_live - 1 - idx);
 			break;
 		}
 		case MM_OP_CPU_OFFLINE:
@@ -465,7 +460,7 @@ long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len)
 			goto unrepresentable;
 		}
 	}
-	free(live.h);
+	free(live.live);
 	if (buf && w.pos > len)
 		return -1;
 	return (long)w.pos;
@@ -475,6 +470,6 @@ unrepresentable:
 nomem:
 	ret = -3;
 out:
-	free(live.h);
+	free(live.live);
 	return ret;
 }

@@ -448,8 +448,8 @@ static int parse_op(struct parser *ps, char **tok, int ntok)
 				PERR(ps, "watermark_scale_factor must be 1..3000");
 		} else if ((v = kv(tok[2], "percpu_pagelist_high_fraction"))) {
 			op.kind = MM_OP_SET_HIGH_FRACTION;
-			if (!parse_u64(v, &x) || (x && x < 8) || x > 63)
-				PERR(ps, "percpu_pagelist_high_fraction must be 0 or 8..63");
+			if (!parse_u64(v, &x) || (x && x < 8) || x > UINT32_MAX)
+				PERR(ps, "percpu_pagelist_high_fraction must be 0 or at least 8");
 		} else {
 			PERR(ps, "unknown sysctl '%s'", tok[2]);
 		}

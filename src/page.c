@@ -17,7 +17,7 @@ const char *_mm_page_state_name(int state)
 void set_pageblock_migratetype(struct mm_sim *sim, uint64_t pfn, int mt)
 {
 	uint8_t *f = &sim->pageblock_flags[pfn >> sim->pageblock_order];
-	*f = (uint8_t)((*f & ~PB_MIGRATETYPE_MASK) | (unsigned int)mt);
+	WRITE_ONCE(*f, (uint8_t)((*f & ~PB_MIGRATETYPE_MASK) | (unsigned int)mt));
 }
 
 /* Sets every pageblock of an order >= pageblock_order block. */

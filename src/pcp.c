@@ -629,6 +629,15 @@ int mm_pcp_info(const struct mm_sim *sim, int node, enum zone_type zt, int cpu,
  * Invariants
  * ---------------------------------------------------------------------- */
 
+static bool lists_empty(const struct per_cpu_pages *pcp)
+{
+	uint32_t all = PFN_NIL;
+
+	for (int i = 0; i < NR_PCP_LISTS; i++)
+		all &= pcp->head[i] & pcp->tail[i];
+	return all == PFN_NIL;
+}
+
 /*
  * Full scan of one zone's lists (quiescent): every listed block is PG_PCP
  * of this cpu and order, in the zone, on the list of its order; count
@@ -645,6 +654,9 @@ MM_NO_COVERAGE unsigned long _mm_pcp_check_zone(struct zone *zone)
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
 		const struct per_cpu_pages *pcp = zone_pcp(zone, cpu);
 		long pages = 0;
+		/* Most lists of most CPUs are empty: one look tells. */
+		if (!pcp->count && lists_empty(pcp))
+			continue;
 		for (int pindex = 0; pindex < NR_PCP_LISTS; pindex++) {
 			unsigned int order = pindex_to_order(pindex);
 			uint32_t prev = PFN_NIL;

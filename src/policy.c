@@ -32,9 +32,10 @@ static const struct mm_variant variants[NR_VARIANTS] = {
 	[V_PCP_NO_RECALC_AFTER_DEFERRED_INIT] = {"pcp-no-recalc-after-deferred-init", "fuzz_pcp",
 						 "pcp batch/high stay as sized from the boot-time "
 						 "managed pages after deferred init (seed 000)"},
-	[V_PCP_HIGH_EQUALS_BATCH] = {"pcp-high-equals-batch", "fuzz_pcp",
-				     "zone_highsize returns batch: every other free flushes, "
-				     "zone->lock on the hot path"},
+	[V_PCP_HIGH_EQUALS_BATCH] =
+		{"pcp-high-equals-batch", "fuzz_pcp",
+		 "zone_highsize returns batch: no room above a batch "
+		 "(nr_pcp_free finds high - batch = 0), the 4*batch floor broken"},
 };
 
 size_t mm_variant_count(void)

@@ -330,8 +330,8 @@ int mm_config_from_zoneinfo(const char *text, unsigned int nr_cpus,
 
 /*
  * Each section prints whole lines of one zone. Sections the model cannot
- * fill yet (per-node stats, vm stats, pagesets, thresholds) are left out;
- * they slot into zoneinfo_sections[] where the kernel prints them.
+ * fill yet (per-node stats, vm stats, thresholds, node_unreclaimable) are
+ * left out; they slot into zoneinfo_sections[] where the kernel prints them.
  */
 typedef void zoneinfo_section_fn(FILE *f, const struct mm_sim *sim, const struct mm_zone_info *zi);
 
@@ -374,6 +374,31 @@ static void print_protection(FILE *f, const struct mm_sim *sim, const struct mm_
 	fputs(")\n", f);
 }
 
+/*
+ * The kernel prints, for each online CPU, the pageset's runtime count and
+ * high and its sizing (zoneinfo_show_print(), 6.7+ layout).
+ */
+static void print_pagesets(FILE *f, const struct mm_sim *sim, const struct mm_zone_info *zi)
+{
+	fputs("  pagesets\n", f);
+	for (unsigned int cpu = 0; cpu < mm_nr_cpus(sim); cpu++) {
+		struct mm_pcp_info pi;
+
+		if (!mm_cpu_is_online(sim, (int)cpu) ||
+		    mm_pcp_info(sim, zi->node, zi->type, (int)cpu, &pi))
+			continue;
+		fprintf(f,
+			"    cpu: %u\n"
+			"              count:    %d\n"
+			"              high:     %d\n"
+			"              batch:    %d\n"
+			"              high_min: %d\n"
+			"              high_max: %d\n",
+			cpu, pi.count, pi.high, pi.batch, pi.high_min, pi.high_max);
+		/* "  vm stats threshold: N" goes here (CONFIG_SMP), once the model has one. */
+	}
+}
+
 static void print_start_pfn(FILE *f, const struct mm_sim *sim, const struct mm_zone_info *zi)
 {
 	(void)sim;
@@ -387,6 +412,9 @@ static const struct {
 	{false, print_header},
 	{false, print_counts},
 	{false, print_protection},
+	/* the zone's vm stats (nr_free_pages ...) come here in the kernel's output */
+	{true, print_pagesets},
+	/* "  node_unreclaimable:  N" comes here */
 	{true, print_start_pfn},
 };
 

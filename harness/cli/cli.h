@@ -37,5 +37,6 @@ int cmd_repro(int argc, char **argv);
 int cmd_variants(int argc, char **argv);
 int cmd_shape(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_stress(int argc, char **argv);
 
 #endif

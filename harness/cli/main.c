@@ -21,6 +21,9 @@ static const struct {
 	 "variants              list the bug switches and who catches them"},
 	{"shape", cmd_shape, "shape --zoneinfo F --cpus N ...  the model of a real machine"},
 	{"bench", cmd_bench, "bench                 print the model's speed figures"},
+	{"stress", cmd_stress,
+	 "stress [--threads N] [--duration S] ...  real threads, one per simulated CPU "
+	 "(--help)"},
 };
 
 static int usage(FILE *f)
@@ -28,7 +31,9 @@ static int usage(FILE *f)
 	fputs("usage: mmfuzz COMMAND [ARGS]\n", f);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  mmfuzz %s\n", commands[i].help);
-	fputs("Exit status: 0 clean, 1 an invariant was violated, 2 bad usage or input.\n", f);
+	fputs("Exit status: 0 clean, 1 an invariant was violated, 2 bad usage or input\n"
+	      "(stress: 3 when its watchdog fired).\n",
+	      f);
 	return f == stdout ? EXIT_CLEAN : EXIT_USAGE;
 }
 

@@ -103,6 +103,38 @@ static inline struct mm_zone_info zinfo(const struct mm_sim *sim, int node, enum
 	return zi;
 }
 
+/* Builds cfg into a new sim with the variant of that name (which must exist). */
+static inline struct mm_sim *sim_new_variant(const struct mm_config *cfg, const char *variant)
+{
+	int v = mm_variant_lookup(variant);
+	struct mm_sim *sim;
+
+	ck_assert_msg(v >= 0, "no variant '%s'", variant);
+	sim = mm_sim_create();
+	ck_assert_ptr_nonnull(sim);
+	ck_assert_int_eq(mm_sim_init(sim, cfg, v), 0);
+	return sim;
+}
+
+/* One CPU's pageset of a zone; fails the test if the zone has none. */
+static inline struct mm_pcp_info pcpinfo(const struct mm_sim *sim, int node, enum zone_type zt,
+					 int cpu)
+{
+	struct mm_pcp_info pi;
+
+	ck_assert_msg(mm_pcp_info(sim, node, zt, cpu, &pi) == 0, "node %d %s cpu %d: no pageset",
+		      node, mm_zone_name(zt), cpu);
+	return pi;
+}
+
+static inline struct mm_stats sim_stats(const struct mm_sim *sim)
+{
+	struct mm_stats st;
+
+	mm_sim_stats(sim, &st);
+	return st;
+}
+
 /* Asserts the zone's free_area[].nr_free equals want[0..nr-1] and is 0 above. */
 static inline void assert_nr_free(const struct mm_sim *sim, int node, enum zone_type zt,
 				  const unsigned long *want, unsigned int nr)

@@ -2,9 +2,10 @@
 /*
  * test_zoneinfo.c - the model against real machines: every
  * /proc/zoneinfo sample in tests/data/zoneinfo (NAME.txt, with its
- * .meta) is built into the model, whose watermarks and lowmem reserves
- * must equal what that kernel printed. Also the zoneinfo reader's errors,
- * the printer's layout and the default min_free_kbytes formula.
+ * .meta) is built into the model, whose watermarks, lowmem reserves and
+ * pcp sizing (batch, high_min, high_max per CPU) must equal what that
+ * kernel printed. Also the zoneinfo reader's errors, the printer's layout
+ * and the default min_free_kbytes formula.
  */
 #include "mmcore.h"
 
@@ -72,6 +73,22 @@ static unsigned long meta_value(const char *meta, const char *path, const char *
 	return 0;
 }
 
+/* One CPU's pageset as printed under "pagesets". */
+enum {
+	PCP_COUNT,
+	PCP_HIGH,
+	PCP_BATCH,
+	PCP_HIGH_MIN,
+	PCP_HIGH_MAX,
+	NR_PCP_KEYS
+};
+
+struct expected_pcp {
+	int line; /* 0: no "cpu: N" line for this CPU */
+	bool have[NR_PCP_KEYS];
+	long val[NR_PCP_KEYS];
+};
+
 /* What the kernel printed for one zone: parsed here, apart from the code under test. */
 struct expected_zone {
 	int header_line; /* 0: zone not in the file */
@@ -79,16 +96,22 @@ struct expected_zone {
 	unsigned long wmark[4]; /* min, low, high, promo */
 	int nr_prot;		/* -1: no protection line */
 	long prot[MAX_NR_ZONES];
+	int pagesets_line; /* 0: no "pagesets" section */
+	int nr_pcp_cpus;   /* "cpu: N" lines seen */
+	struct expected_pcp pcp[MM_MAX_CPUS];
 };
 
 static const char *const expected_zone_names[MAX_NR_ZONES] = {"DMA", "DMA32", "Normal", "Movable",
 							      "Device"};
 static const char *const wmark_keys[4] = {"min", "low", "high", "promo"};
+static const char *const pcp_keys[NR_PCP_KEYS] = {
+	"count:", "high:", "batch:", "high_min:", "high_max:"};
 
 static void parse_expected(const char *text, const char *path,
 			   struct expected_zone exp[MM_MAX_NODES][MAX_NR_ZONES])
 {
 	struct expected_zone *cur = NULL;
+	struct expected_pcp *cpu = NULL; /* the pageset whose lines follow */
 	char line[512];
 	int lineno = 0;
 
@@ -116,10 +139,38 @@ static void parse_expected(const char *text, const char *path,
 			cur = &exp[node][zt];
 			cur->header_line = lineno;
 			cur->nr_prot = -1;
+			cpu = NULL;
 			continue;
 		}
 		if (!cur || sscanf(line, " %31s%n", key, &used) != 1)
 			continue;
+		if (!strcmp(key, "pagesets")) {
+			ck_assert_msg(!cur->pagesets_line, "%s:%d: a second 'pagesets' in a zone",
+				      path, lineno);
+			cur->pagesets_line = lineno;
+			continue;
+		}
+		if (!strcmp(key, "cpu:")) {
+			int c;
+			ck_assert_msg(cur->pagesets_line && sscanf(line + used, "%d", &c) == 1 &&
+					      c >= 0 && c < MM_MAX_CPUS,
+				      "%s:%d: bad 'cpu:' line", path, lineno);
+			cpu = &cur->pcp[c];
+			ck_assert_msg(!cpu->line, "%s:%d: cpu %d twice in one zone", path, lineno,
+				      c);
+			cpu->line = lineno;
+			cur->nr_pcp_cpus++;
+			continue;
+		}
+		for (int k = 0; k < NR_PCP_KEYS; k++) {
+			if (strcmp(key, pcp_keys[k]))
+				continue;
+			ck_assert_msg(cpu, "%s:%d: '%s' before any 'cpu:' line", path, lineno, key);
+			ck_assert_msg(sscanf(line + used, "%ld", &cpu->val[k]) == 1,
+				      "%s:%d: bad '%s' value", path, lineno, key);
+			cpu->have[k] = true;
+		}
+		/* "vm stats threshold:", "node_unreclaimable:" and the like end no pageset */
 		if (!strcmp(key, "protection:")) {
 			const char *p = line + used;
 			char *end;
@@ -258,6 +309,115 @@ START_TEST(test_sample_watermarks)
 }
 END_TEST
 
+/*
+ * Every pageset the kernel printed: batch, high_min and high_max equal the
+ * model's on that CPU exactly. high and count are runtime state: high is 0
+ * until a CPU's list is first used (the sample's DMA zone shows 0), so the
+ * model's fresh machine has high 0 and count 0 on every CPU; where the
+ * kernel's high had moved, it lies in [high_min, high_max], and so does the
+ * model's once the CPU has allocated from the zone.
+ */
+START_TEST(test_sample_pagesets)
+{
+	/* movable requests: no pageblock changes type */
+	static const unsigned int zone_gfp[MAX_NR_ZONES] = {
+		MM_GFP_DMA | MM_GFP_MOVABLE, MM_GFP_DMA32 | MM_GFP_MOVABLE, MM_GFP_MOVABLE,
+		MM_GFP_HIGHUSER_MOVABLE, MM_GFP_MOVABLE};
+	const char *path = samples.gl_pathv[_i];
+	static struct expected_zone exp[MM_MAX_NODES][MAX_NR_ZONES];
+	struct sample s;
+	struct mm_sim *sim;
+	char report[4096] = "";
+	int pagesets = 0;
+
+	load_sample(_i, &s);
+	parse_expected(s.text, path, exp);
+	sim = mm_sim_create();
+	ck_assert_ptr_nonnull(sim);
+	ck_assert_msg(mm_sim_init(sim, &s.cfg, -1) == 0, "%s: mm_sim_init failed", path);
+
+	for (int n = 0; n < MM_MAX_NODES; n++) {
+		for (int zt = 0; zt < MAX_NR_ZONES; zt++) {
+			const struct expected_zone *e = &exp[n][zt];
+			const char *zname = expected_zone_names[zt];
+			struct mm_zone_info zi;
+
+			if (!e->header_line)
+				continue;
+			ck_assert_int_eq(mm_zone_info(sim, n, zt, &zi), 0);
+			/* the kernel prints pagesets for the populated zones, each online CPU */
+			ck_assert_msg(!e->pagesets_line == !zi.present,
+				      "%s:%d: node %d %s: present %llu but %s pagesets section",
+				      path, e->header_line, n, zname,
+				      (unsigned long long)zi.present,
+				      e->pagesets_line ? "a" : "no");
+			if (!e->pagesets_line)
+				continue;
+			pagesets++;
+			ck_assert_msg(e->nr_pcp_cpus == (int)s.cpus,
+				      "%s:%d: %d pagesets for %u online CPUs", path,
+				      e->pagesets_line, e->nr_pcp_cpus, s.cpus);
+			for (int c = 0; c < MM_MAX_CPUS; c++) {
+				const struct expected_pcp *k = &e->pcp[c];
+				struct mm_pcp_info pi;
+
+				if (!k->line)
+					continue;
+				for (int f = 0; f < NR_PCP_KEYS; f++)
+					ck_assert_msg(k->have[f], "%s:%d: cpu %d has no '%s' line",
+						      path, k->line, c, pcp_keys[f]);
+				ck_assert_msg(mm_pcp_info(sim, n, zt, c, &pi) == 0,
+					      "%s:%d: the model has no node %d %s cpu %d", path,
+					      k->line, n, zname, c);
+				if (pi.batch != k->val[PCP_BATCH] ||
+				    pi.high_min != k->val[PCP_HIGH_MIN] ||
+				    pi.high_max != k->val[PCP_HIGH_MAX])
+					note(report, sizeof(report),
+					     "\n  node %d %s cpu %d batch/high_min/high_max: "
+					     "kernel "
+					     "%ld/%ld/%ld, model %d/%d/%d",
+					     n, zname, c, k->val[PCP_BATCH], k->val[PCP_HIGH_MIN],
+					     k->val[PCP_HIGH_MAX], pi.batch, pi.high_min,
+					     pi.high_max);
+				if (pi.high != 0 || pi.count != 0)
+					note(report, sizeof(report),
+					     "\n  node %d %s cpu %d fresh: high %d count %d, want "
+					     "0 "
+					     "(the kernel's DMA, never used, shows high 0)",
+					     n, zname, c, pi.high, pi.count);
+				if (k->val[PCP_HIGH] == 0)
+					continue;
+				ck_assert_msg(k->val[PCP_HIGH] >= k->val[PCP_HIGH_MIN] &&
+						      k->val[PCP_HIGH] <= k->val[PCP_HIGH_MAX],
+					      "%s:%d: the sample's high %ld is outside "
+					      "[high_min, high_max]",
+					      path, k->line, k->val[PCP_HIGH]);
+				/* the model's CPU uses the zone once */
+				uint32_t gen;
+				mm_set_current_cpu(c);
+				long long pfn = mm_alloc_pages(sim, 0, zone_gfp[zt], n, 1, &gen);
+				ck_assert_msg(pfn >= (long long)zi.start_pfn &&
+						      pfn < (long long)(zi.start_pfn + zi.spanned),
+					      "node %d %s cpu %d: allocation at pfn %lld", n, zname,
+					      c, pfn);
+				ck_assert_int_eq(mm_pcp_info(sim, n, zt, c, &pi), 0);
+				if (pi.high < pi.high_min || pi.high > pi.high_max)
+					note(report, sizeof(report),
+					     "\n  node %d %s cpu %d after use: high %d outside "
+					     "[%d, %d]",
+					     n, zname, c, pi.high, pi.high_min, pi.high_max);
+				mm_free_pages(sim, (uint64_t)pfn, 0, 1, gen);
+			}
+		}
+	}
+	ck_assert_msg(pagesets > 0, "%s: no pagesets found by the test's own parser", path);
+	ck_assert_msg(!report[0], "%s (%u CPUs, min_free_kbytes %u):%s", path, s.cpus,
+		      s.min_free_kbytes, report);
+	mm_sim_destroy(sim);
+	free(s.text);
+}
+END_TEST
+
 static bool is_line_of(const char *line, const char *key)
 {
 	while (*line == ' ')
@@ -267,9 +427,9 @@ static bool is_line_of(const char *line, const char *key)
 
 /*
  * The printer's lines are the kernel's lines: each appears verbatim in the
- * sample, in the same order. Free pages and boost are the running
- * machine's state, not its shape, so they may differ. What it prints reads
- * back into the same machine.
+ * sample, in the same order. Free pages, boost and a pageset's count and
+ * high are the running machine's state, not its shape, so they may differ.
+ * What it prints reads back into the same machine.
  */
 START_TEST(test_sample_print_layout)
 {
@@ -299,7 +459,8 @@ START_TEST(test_sample_print_layout)
 		lineno++;
 		ck_assert_msg(eol, "printed line %d has no newline", lineno);
 		*eol = '\0';
-		if (!is_line_of(line, "pages free") && !is_line_of(line, "boost")) {
+		if (!is_line_of(line, "pages free") && !is_line_of(line, "boost") &&
+		    !is_line_of(line, "count:") && !is_line_of(line, "high:")) {
 			snprintf(want, sizeof(want), "%s\n", line);
 			const char *hit = strstr(pos, want);
 			while (hit && hit != s.text && hit[-1] != '\n')
@@ -323,6 +484,96 @@ START_TEST(test_sample_print_layout)
 	free(out);
 	mm_sim_destroy(sim);
 	free(s.text);
+}
+END_TEST
+
+/*
+ * The pagesets block to the character, on a machine of its own: one Normal
+ * zone of 65536 pages, 2 CPUs, min_free_kbytes 1024: min 256, gap max(64,
+ * 6 * 10 + 5536 * 10 / 10000 = 65) = 65, low 321; batch (65536 >> 10) / 4
+ * = 16 -> rounddown_pow2(24) - 1 = 15; high_min 321 / 2 = 160, high_max
+ * 65536 / 8 / 2 = 4096. One allocation on CPU 1 refills 15 pages (high
+ * min(160 + 15, 4096) = 175) and keeps 14; pages free (NR_FREE_PAGES) is
+ * 65536 - 15. Offline CPUs are not printed, and the sizing is then for 1
+ * CPU: high_min 321, high_max 8192.
+ */
+START_TEST(test_print_pagesets)
+{
+	static const char want2[] = "Node 0, zone   Normal\n"
+				    "  pages free     65521\n"
+				    "        boost    0\n"
+				    "        min      256\n"
+				    "        low      321\n"
+				    "        high     386\n"
+				    "        promo    451\n"
+				    "        spanned  65536\n"
+				    "        present  65536\n"
+				    "        managed  65536\n"
+				    "        cma      0\n"
+				    "        protection: (0, 0, 0, 0, 0)\n"
+				    "  pagesets\n"
+				    "    cpu: 0\n"
+				    "              count:    0\n"
+				    "              high:     0\n"
+				    "              batch:    15\n"
+				    "              high_min: 160\n"
+				    "              high_max: 4096\n"
+				    "    cpu: 1\n"
+				    "              count:    14\n"
+				    "              high:     175\n"
+				    "              batch:    15\n"
+				    "              high_min: 160\n"
+				    "              high_max: 4096\n"
+				    "  start_pfn:           0\n"
+				    "Node 0, zone  Movable\n";
+	static const char want1[] = "        protection: (0, 0, 0, 0, 0)\n"
+				    "  pagesets\n"
+				    "    cpu: 1\n"
+				    "              count:    14\n"
+				    "              high:     175\n"
+				    "              batch:    15\n"
+				    "              high_min: 321\n"
+				    "              high_max: 8192\n"
+				    "  start_pfn:           0\n"
+				    "Node 0, zone  Movable\n";
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	char *out = NULL;
+	size_t outlen = 0;
+	uint32_t gen;
+	FILE *f;
+
+	mm_config_init(&cfg);
+	cfg.cpus_per_node[0] = 2;
+	cfg.min_free_kbytes = 1024;
+	cfg.zones[0][ZONE_NORMAL] = (struct mm_zone_config){0, 65536, 65536, 65536};
+	sim = mm_sim_create();
+	ck_assert_ptr_nonnull(sim);
+	ck_assert_int_eq(mm_sim_init(sim, &cfg, -1), 0);
+	mm_set_current_cpu(1);
+	ck_assert_int_ge(mm_alloc_pages(sim, 0, MM_GFP_MOVABLE, -1, 1, &gen), 0);
+
+	f = open_memstream(&out, &outlen);
+	ck_assert_ptr_nonnull(f);
+	mm_print_zoneinfo(f, sim);
+	fclose(f);
+	ck_assert_msg(strstr(out, want2), "printed:\n%s\nwanted in it:\n%s", out, want2);
+	/* an unpopulated zone stops after protection: Normal's is the only pagesets */
+	const char *ps = strstr(out, "pagesets");
+	ck_assert_ptr_nonnull(ps);
+	ck_assert_ptr_null(strstr(ps + 1, "pagesets"));
+	free(out);
+
+	/* CPU 1 keeps its list while CPU 0 is offline */
+	ck_assert_int_eq(mm_cpu_offline(sim, 0), 0);
+	out = NULL;
+	f = open_memstream(&out, &outlen);
+	ck_assert_ptr_nonnull(f);
+	mm_print_zoneinfo(f, sim);
+	fclose(f);
+	ck_assert_msg(strstr(out, want1), "printed:\n%s\nwanted in it:\n%s", out, want1);
+	free(out);
+	mm_sim_destroy(sim);
 }
 END_TEST
 
@@ -554,6 +805,8 @@ static Suite *zoneinfo_suite(void)
 	tcase_add_test(tc, test_samples_found);
 	tcase_add_loop_test(tc, test_sample_watermarks, 0, n);
 	tcase_add_loop_test(tc, test_sample_print_layout, 0, n);
+	tcase_add_loop_test(tc, test_sample_pagesets, 0, n);
+	tcase_add_test(tc, test_print_pagesets);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("reader");

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stress.h - the pieces of `mmfuzz stress` shared by its files: the run
+ * options, the workload mix table, the per-thread state, the flight
+ * recorder and the host (pinning, NUMA placement).
+ *
+ *   cmd_stress.c     flags, the monitor (quiesce points, progress, the end), summary, --bench
+ *   stress_thread.c  the mix table, worker and service threads, the transfer queues
+ *   stress_record.c  the flight recorder, the trace it writes and its replay, the watchdog
+ *   stress_host.c    --pin and, with libnuma, node placement
+ */
+#ifndef MMFUZZ_STRESS_H
+#define MMFUZZ_STRESS_H
+
+#include "cli.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#define EXIT_WATCHDOG 3 /* stress: no progress for --watchdog seconds */
+
+#define STRESS_RECORD_K	   256u /* ops each thread's flight recorder keeps */
+#define STRESS_CHUNK_BYTES 256u /* random bytes decoded at a time */
+#define STRESS_MAX_HANDLES 256u /* allocs one chunk can decode to: each takes a byte at least */
+#define STRESS_POOL_MAX	   32u	/* blocks a worker keeps across chunks */
+#define STRESS_POOL_CAP	   (STRESS_POOL_MAX + STRESS_MAX_HANDLES)
+#define STRESS_INBOX	   128u /* blocks waiting to be freed by another CPU */
+#define STRESS_MAX_THREADS (MM_MAX_CPUS + 8)
+
+/* ------------------------------------------------------------------------
+ * The workload mix: one entry per mechanism
+ * ---------------------------------------------------------------------- */
+
+struct stress_thread;
+struct stress_run;
+
+/* A block a thread holds: what freeing it needs, and the flight recorder's name for it. */
+struct stress_block {
+	long long pfn;
+	uint32_t gen;
+	uint32_t owner; /* the alloc handle number: the stamp's owner */
+	uint64_t alloc_seq;
+	uint8_t order;
+};
+
+enum stress_mix_kind {
+	/* Admits decoded ops of one kind on the workers, at its weight's share. */
+	MIX_WORKER_OP,
+	/* A thread of its own that runs one step per its share of all ops. */
+	MIX_SERVICE,
+};
+
+struct stress_mix_entry {
+	const char *name; /* the --weights key */
+	const char *what; /* one line for --help and the docs */
+	unsigned int weight;
+	enum stress_mix_kind kind;
+	uint8_t op_kind; /* MIX_WORKER_OP: the decoded enum mm_op_kind it admits */
+	/*
+	 * MIX_WORKER_OP: runs a decoded op as the worker's CPU on block b (an
+	 * alloc fills it; b->owner is its handle). Returns 0 when done (a freed
+	 * or handed-over block is no longer this thread's), 1 when the core
+	 * skipped it. MIX_SERVICE: one step, op and b NULL.
+	 */
+	int (*run)(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
+};
+
+#define STRESS_MIX_MAX 16
+
+/* Allocation orders of the worker mix. */
+enum stress_orders {
+	ORDERS_MIXED, /* mostly order 0..3, a tenth of high orders */
+	ORDERS_ZERO,  /* order 0 only: what the pcp lists will serve */
+	ORDERS_HIGH,  /* half of them order 4..max_order: zone->lock and splits */
+};
+
+extern const struct stress_mix_entry stress_mix_default[];
+extern const unsigned int stress_mix_len;
+
+/* ------------------------------------------------------------------------
+ * Options and the run
+ * ---------------------------------------------------------------------- */
+
+struct stress_opts {
+	unsigned int threads; /* = simulated CPUs */
+	unsigned int nodes;
+	unsigned int cpus_per_node[MM_MAX_NODES];
+	uint64_t zone_pages;
+	double duration;
+	uint64_t seed;
+	int variant;
+	unsigned int weights[STRESS_MIX_MAX];
+	enum stress_orders orders;
+	bool pin;
+	unsigned int quiesce_ms; /* 0: only at the end */
+	unsigned int watchdog_s; /* 0: off */
+	const char *out_dir;
+	uint64_t deferred_init; /* pages of each node's highest zone initialised at boot (0: all) */
+	double test_stall;	/* test hook: worker 0 stops after this many seconds (0: never) */
+	bool quiet;		/* no progress lines (--bench) */
+};
+
+/* One flight recorder slot: words, so the watchdog can read them racily but atomically. */
+struct stress_rec {
+	uint64_t seq; /* 0: empty or being written */
+	uint64_t op;  /* kind, order, node, cpu, gfp packed */
+	uint64_t arg;
+	uint64_t alloc_seq; /* ALLOC: its own seq; FREE: the seq of the alloc */
+};
+
+enum stress_state {
+	ST_STARTING,
+	ST_RUNNING,
+	ST_PARKED,
+	ST_OFFLINE, /* a worker waiting for its CPU to come back */
+	ST_DONE,
+};
+
+struct stress_thread {
+	struct stress_run *run;
+	pthread_t tid;
+	unsigned int idx;
+	int cpu;  /* simulated CPU; a service thread runs as whichever CPU its op names */
+	int node; /* simulated node: where its state lives */
+	const struct stress_mix_entry *service; /* NULL for a worker */
+	int svc_zone; /* a service's own state: the zone it disabled, the steps that found none */
+	uint64_t rng;
+
+	/* The chunk being run: ops decoded from random bytes, and their handles. */
+	struct mm_prog prog;
+	unsigned int next_op;
+	uint32_t next_alloc;
+	struct stress_block chunk[STRESS_MAX_HANDLES]; /* by alloc handle; pfn -1: not held */
+	/* What mm_apply_op() reads and writes, indexed by a block's owner. */
+	struct mm_handle scratch[STRESS_MAX_HANDLES];
+
+	/* Blocks kept across chunks. */
+	struct stress_block pool[STRESS_POOL_CAP];
+	unsigned int nr_pool;
+	uint64_t pool_pages;
+
+	/* Blocks other threads handed over; only the owner takes them out. */
+	pthread_mutex_t inbox_lock;
+	struct stress_block inbox[STRESS_INBOX];
+	unsigned int nr_inbox;
+	atomic_uint inbox_hint;
+
+	/* Mix accounting: ops each entry ran on this thread. */
+	unsigned long long mix_ran[STRESS_MIX_MAX];
+	unsigned long long mix_total;
+
+	/* Read by the monitor and the watchdog while the thread runs. */
+	atomic_ullong ops, skipped, alloc_fail, remote_sent, remote_freed, offline_waits;
+	atomic_int state;
+
+	/* The flight recorder. */
+	struct stress_rec rec[STRESS_RECORD_K];
+	atomic_ullong nr_rec;
+	bool placed; /* allocated with numa_alloc_onnode */
+};
+
+/* A zone of the machine, for pfn -> zone when counting held pages. */
+struct stress_zone {
+	int node;
+	enum zone_type type;
+	uint64_t start, end;
+};
+
+struct stress_host;
+
+struct stress_run {
+	struct stress_opts o;
+	const struct stress_mix_entry *mix;
+	unsigned int mix_len;
+	unsigned int worker_weight; /* the sum of the MIX_WORKER_OP weights */
+	unsigned int total_weight;  /* the sum of all weights */
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct stress_host *host;
+	struct stress_zone zones[MM_MAX_NODES * MAX_NR_ZONES];
+	unsigned int nr_zones;
+	uint64_t managed_pages;
+
+	struct stress_thread *t[STRESS_MAX_THREADS];
+	unsigned int nr_threads, nr_workers; /* workers are t[0..nr_workers) */
+
+	atomic_ullong seq; /* the global op sequence: the flight recorder's order, and progress */
+	atomic_bool stop;
+	pthread_barrier_t start;
+	double t0;
+
+	/* Quiesce points: the monitor raises q_req; every thread parks until q_gen moves. */
+	pthread_mutex_t q_lock;
+	pthread_cond_t q_resume, q_parked_cond;
+	atomic_bool q_req;
+	unsigned int q_parked, q_active, q_gen;
+	atomic_ulong quiesce_checks;
+	double quiesce_longest;
+
+	/* Violations: counted from any thread; the first is kept and printed. */
+	pthread_mutex_t v_lock;
+	unsigned long nr_violations;
+	char first_violation[512];
+	atomic_bool violated;
+
+	/* Watchdog. */
+	pthread_t watchdog;
+	atomic_bool watchdog_stop;
+	bool watchdog_started;
+};
+
+/* stress_thread.c */
+int stress_threads_create(struct stress_run *run, char *err, size_t errlen);
+void stress_threads_destroy(struct stress_run *run);
+void *stress_worker_main(void *arg);
+void *stress_service_main(void *arg);
+/* Pages each zone's threads hold (handles, pool, inboxes): call quiesced. */
+void stress_held_pages(struct stress_run *run, uint64_t *held);
+/* After the threads are joined: frees every block they still hold, as their CPUs. */
+void stress_free_all(struct stress_run *run);
+uint64_t stress_splitmix64(uint64_t *state);
+double stress_now(void);
+
+/* stress_record.c */
+void stress_record(struct stress_thread *t, uint64_t seq, const struct mm_op *op,
+		   uint64_t alloc_seq);
+/* Writes the merged flight recorder as a trace, replays it; prints what happened. */
+void stress_write_trace(struct stress_run *run);
+int stress_watchdog_start(struct stress_run *run);
+void stress_watchdog_stop(struct stress_run *run);
+/* Formats a recorded op as its trace line (no newline). */
+void stress_format_op(const struct mm_op *op, char *buf, size_t len);
+
+/* stress_host.c */
+struct stress_host *stress_host_create(bool pin, const struct mm_config *cfg, char *err,
+				       size_t errlen);
+void stress_host_destroy(struct stress_host *h);
+/* Pins the calling thread for simulated CPU cpu (thread idx); returns the host CPU or -1. */
+int stress_host_pin(const struct stress_host *h, unsigned int idx, int cpu, int node);
+/* Zeroed memory for a simulated node's thread state; *placed says how to free it. */
+void *stress_host_alloc(const struct stress_host *h, int node, size_t size, bool *placed);
+void stress_host_free(void *p, size_t size, bool placed);
+/* One line: what --pin did (host CPUs, nodes, libnuma or not). */
+void stress_host_describe(const struct stress_host *h, char *buf, size_t len);
+
+#endif
