@@ -168,7 +168,7 @@ static void prep_new_page(struct zone *zone, struct page *page, unsigned int ord
 		page[i].stamp.gen = gen;
 		WRITE_ONCE(page[i].state, i ? PG_ALLOC_TAIL : PG_ALLOC);
 	}
-	atomic_long_add((long)nr, &zone->nr_allocated);
+	zone_account_allocated(zone, (long)nr);
 }
 
 /*
@@ -264,7 +264,7 @@ static struct page *get_page_from_freelist(struct mm_sim *sim, unsigned int orde
 
 		unsigned long mark = wmark_pages(zone, alloc_flags & ALLOC_WMARK_MASK);
 		if (!zone_watermark_fast(zone, order, mark, ac->highest_zoneidx, alloc_flags)) {
-			stat_inc(&sim->stats.wmark_refused);
+			count_event(sim, wmark_refused);
 			if (!(alloc_flags & ALLOC_NO_WATERMARKS)) {
 				mark_refused(ac, zone);
 				if (!(sim->policy.wmark_ignore_min &&
@@ -306,7 +306,11 @@ long long mm_alloc_pages(struct mm_sim *sim, unsigned int order, unsigned int gf
 	ac.migratetype = gfp_migratetype(gfp);
 	ac.gfp = gfp;
 
-	*gen = atomic_fetch_add_explicit(&sim->next_gen, 1, memory_order_relaxed);
+	/* A generation unique per (CPU, allocation): the CPU's own counter and its number. */
+	struct mm_cpu_stats *cs = this_cpu_stats(sim);
+	unsigned int seq = atomic_load_explicit(&cs->gen_seq, memory_order_relaxed) + 1;
+	atomic_store_explicit(&cs->gen_seq, seq, memory_order_relaxed);
+	*gen = seq << 8 | ((unsigned int)cpu & 0xff);
 	page = get_page_from_freelist(sim, order, ALLOC_WMARK_LOW, &ac, owner, *gen);
 	if (!page) {
 		unsigned int alloc_flags = gfp_to_alloc_flags(gfp, order);
@@ -317,10 +321,10 @@ long long mm_alloc_pages(struct mm_sim *sim, unsigned int order, unsigned int gf
 		page = get_page_from_freelist(sim, order, alloc_flags, &ac, owner, *gen);
 	}
 	if (!page) {
-		stat_inc(&sim->stats.alloc_fail);
+		count_event(sim, alloc_fail);
 		return -1;
 	}
-	stat_inc(&sim->stats.alloc_success);
+	count_event(sim, alloc_success);
 	return (long long)page_to_pfn(sim, page);
 }
 
@@ -376,7 +380,7 @@ void free_one_page(struct zone *zone, uint64_t pfn, unsigned int order)
 
 	if (locked)
 		zone_lock(zone);
-	atomic_long_add(-(1L << order), &zone->nr_allocated);
+	zone_account_allocated(zone, -(1L << order));
 	/* Tails of allocations have order 0 already; __free_one_page makes heads buddies. */
 	for (uint64_t p = pfn; p < end; p++)
 		WRITE_ONCE(pfn_to_page(sim, p)->state, PG_FREE_TAIL);
@@ -402,7 +406,7 @@ void mm_free_pages(struct mm_sim *sim, uint64_t pfn, unsigned int order, uint32_
 	/* The owner frees its own block: the stamp is stable without the lock. */
 	if (!free_pages_prepare(sim, pfn, order, owner, gen))
 		return;
-	stat_inc(&sim->stats.frees);
+	count_event(sim, frees);
 	if (pcp_allowed_order(zone->sim, order) && zone->per_cpu_pageset)
 		free_unref_page(sim, pfn, order);
 	else

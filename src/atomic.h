@@ -31,15 +31,20 @@ static inline void atomic_long_set(atomic_long *v, long i)
 	atomic_store_explicit(v, i, memory_order_relaxed);
 }
 
-/* Event counters: relaxed, never used for synchronisation. */
-static inline void stat_inc(atomic_ullong *c)
-{
-	atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
-}
-
+/*
+ * A counter only its own CPU updates: a relaxed load and store, no locked
+ * read-modify-write (the kernel's this_cpu_add()).
+ */
 static inline void stat_add(atomic_ullong *c, unsigned long long n)
 {
-	atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
+			      memory_order_relaxed);
+}
+
+static inline void this_cpu_long_add(atomic_long *c, long n)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
+			      memory_order_relaxed);
 }
 
 /* The kernel's spinlock_t; a mutex keeps waiting threads off the CPU. */

@@ -169,7 +169,7 @@ void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt
 		set_free_tail(pfn_to_page(sim, pfn));
 		pfn &= buddy_pfn;
 		order++;
-		stat_inc(&sim->stats.merges);
+		count_event(sim, merges);
 	}
 	__add_to_free_list(
 		zone, pfn, order, mt,
@@ -213,7 +213,7 @@ static unsigned long expand(struct zone *zone, uint64_t pfn, unsigned int low, u
 		size >>= 1;
 		__add_to_free_list(zone, pfn + size, high, mt, false);
 		nr_added += size;
-		stat_inc(&zone->sim->stats.splits);
+		count_event(zone->sim, splits);
 	}
 	return nr_added;
 }
@@ -351,7 +351,7 @@ static struct page *steal_suitable_fallback(struct zone *zone, uint64_t pfn,
 		nr_added = expand(zone, pfn, order, current_order, start_type);
 		account_freepages(zone, -(1L << current_order), block_type);
 		account_freepages(zone, (long)nr_added, start_type);
-		stat_inc(&sim->stats.blocks_stolen);
+		count_event(sim, blocks_stolen);
 		return pfn_to_page(sim, pfn);
 	}
 
@@ -370,7 +370,7 @@ static struct page *steal_suitable_fallback(struct zone *zone, uint64_t pfn,
 	if (free_pages + alike_pages >= (1UL << (sim->pageblock_order - 1))) {
 		__move_freepages_block(zone, start_pfn, block_type, start_type);
 		set_pageblock_migratetype(sim, start_pfn, start_type);
-		stat_inc(&sim->stats.blocks_stolen);
+		count_event(sim, blocks_stolen);
 		return __rmqueue_smallest(zone, order, start_type);
 	}
 
@@ -414,7 +414,7 @@ find_smallest:
 	}
 
 do_steal:
-	stat_inc(&sim->stats.fallbacks);
+	count_event(sim, fallbacks);
 	return steal_suitable_fallback(zone, zone->free_area[o].head[fmt], (unsigned int)o, order,
 				       start_mt, can_steal);
 }
@@ -505,8 +505,8 @@ unsigned long _mm_buddy_check_counts(struct zone *zone)
 	 */
 	if (!zone->sim->serial)
 		return bad;
-	long alloc = atomic_long_read(&zone->nr_allocated);
-	long pcp = atomic_long_read(&zone->nr_pcp_pages);
+	long alloc = zone_nr_allocated(zone);
+	long pcp = zone_nr_pcp_pages(zone);
 	long managed = (long)zone_managed_pages(zone);
 	if (nr_free + isolated_pages + pcp + alloc != managed) {
 		zone_report(zone, "INV-ZONE-CONSERVATION", -1, managed,
@@ -689,15 +689,14 @@ MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone)
 			    "pages in free blocks vs pages on the free lists");
 		bad++;
 	}
-	if (nalloc != (unsigned long)atomic_long_read(&zone->nr_allocated)) {
+	if (nalloc != (unsigned long)zone_nr_allocated(zone)) {
 		zone_report(zone, "INV-ZONE-CONSERVATION", -1, (long long)nalloc,
-			    atomic_long_read(&zone->nr_allocated),
+			    zone_nr_allocated(zone),
 			    "allocated pages in the memmap vs the zone's count");
 		bad++;
 	}
-	if (npcp != (unsigned long)atomic_long_read(&zone->nr_pcp_pages)) {
-		zone_report(zone, "INV-PCP-COUNT", -1, (long long)npcp,
-			    atomic_long_read(&zone->nr_pcp_pages),
+	if (npcp != (unsigned long)zone_nr_pcp_pages(zone)) {
+		zone_report(zone, "INV-PCP-COUNT", -1, (long long)npcp, zone_nr_pcp_pages(zone),
 			    "pcp pages in the memmap vs the zone's pcp total");
 		bad++;
 	}

@@ -111,7 +111,9 @@ struct per_cpu_pages {
 	uint8_t flags, alloc_factor;
 	short free_count;
 	uint32_t head[NR_PCP_LISTS], tail[NR_PCP_LISTS];
-};
+	/* Pages this CPU allocated from the zone minus those it freed: only this CPU writes it. */
+	atomic_long nr_allocated;
+} __attribute__((aligned(64))); /* one CPU's lists share no cache line with another's */
 
 /* zone->flags bits */
 #define ZONE_BELOW_HIGH	    0x1u
@@ -142,9 +144,8 @@ struct zone {
 
 	struct free_area free_area[MM_NR_PAGE_ORDERS];
 	atomic_long vm_stat[NR_VM_ZONE_STAT_ITEMS];
-	atomic_long nr_allocated; /* pages handed out: the conservation check */
-	atomic_long nr_pcp_pages; /* pages on this zone's pcp lists, all cpus */
-	atomic_uint flags;	  /* ZONE_BELOW_HIGH, ZONE_RECLAIM_ACTIVE */
+
+	atomic_uint flags; /* ZONE_BELOW_HIGH, ZONE_RECLAIM_ACTIVE */
 
 	/* pcp sizing: what zone_set_pageset_high_and_batch() last computed */
 	struct per_cpu_pages *per_cpu_pageset; /* nr_cpus entries, NULL if unpopulated */
@@ -187,7 +188,12 @@ void _mm_policy_apply_variant(struct mm_policy *p, int variant);
  * The machine
  * ---------------------------------------------------------------------- */
 
-struct mm_stats_atomic {
+/*
+ * Event counters, per simulated CPU like the kernel's vm_event_states: a
+ * CPU only ever adds to its own, so no cache line is shared on the hot
+ * path. Summed by mm_sim_stats(). Cache-line sized so CPUs do not share.
+ */
+struct mm_cpu_stats {
 	atomic_ullong zone_lock_acquisitions;
 	atomic_ullong pcp_refills, pcp_pages_refilled, pcp_bulk_frees, pcp_pages_flushed;
 	atomic_ullong pcp_drains_high, pcp_drain_all, pcp_pages_drained_offline;
@@ -195,7 +201,9 @@ struct mm_stats_atomic {
 	atomic_ullong wmark_refused;
 	atomic_ullong splits, merges, fallbacks, blocks_stolen;
 	atomic_ullong full_checks;
-};
+	atomic_uint gen_seq;	 /* this CPU's allocation generations */
+	atomic_uint cheap_ticks; /* ops since this CPU's last cheap check */
+} __attribute__((aligned(64)));
 
 struct mm_sim {
 	struct mm_config cfg;
@@ -230,7 +238,8 @@ struct mm_sim {
 	bool user_min_free_kbytes;
 	unsigned int watermark_scale_factor;
 
-	atomic_uint next_gen;
+	struct mm_cpu_stats *cpu_stats; /* nr_cpus entries */
+	size_t cpu_stats_cap;
 	/* Single-threaded driver: exact checks that races would break hold. */
 	bool serial;
 
@@ -238,7 +247,6 @@ struct mm_sim {
 	void *violation_arg;
 	atomic_ulong nr_violations;
 
-	struct mm_stats_atomic stats;
 	size_t reset_bytes;
 };
 
@@ -246,6 +254,36 @@ struct mm_sim {
  * The kernel's clamp(): hi wins when lo > hi, which pcp sizing produces
  * when the low mark exceeds managed / 8 (high_min > high_max).
  */
+/* Pages allocated from the zone, counted on the CPU that allocated or freed them. */
+static inline void zone_account_allocated(struct zone *z, long nr_pages)
+{
+	unsigned int cpu = (unsigned int)mm_current_cpu();
+
+	this_cpu_long_add(&z->per_cpu_pageset[cpu < z->sim->nr_cpus ? cpu : 0].nr_allocated,
+			  nr_pages);
+}
+
+static inline long zone_nr_allocated(const struct zone *z)
+{
+	long n = 0;
+
+	if (z->per_cpu_pageset)
+		for (unsigned int cpu = 0; cpu < z->sim->nr_cpus; cpu++)
+			n += atomic_long_read(&z->per_cpu_pageset[cpu].nr_allocated);
+	return n;
+}
+
+/* Pages on the zone's pcp lists, all CPUs: only exact when quiescent. */
+static inline long zone_nr_pcp_pages(const struct zone *z)
+{
+	long n = 0;
+
+	if (z->per_cpu_pageset)
+		for (unsigned int cpu = 0; cpu < z->sim->nr_cpus; cpu++)
+			n += READ_ONCE(z->per_cpu_pageset[cpu].count);
+	return n;
+}
+
 static inline int clamp_int(int v, int lo, int hi)
 {
 	return v >= hi ? hi : v <= lo ? lo : v;
@@ -302,10 +340,21 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
 	return x < 0 ? 0 : x;
 }
 
+/* The calling thread's simulated CPU's counters. */
+static inline struct mm_cpu_stats *this_cpu_stats(struct mm_sim *sim)
+{
+	unsigned int cpu = (unsigned int)mm_current_cpu();
+
+	return &sim->cpu_stats[cpu < sim->nr_cpus ? cpu : 0];
+}
+
+#define count_events(sim, item, n) stat_add(&this_cpu_stats(sim)->item, (unsigned long long)(n))
+#define count_event(sim, item)	   count_events(sim, item, 1)
+
 static inline void zone_lock(struct zone *z)
 {
 	spin_lock(&z->lock);
-	stat_inc(&z->sim->stats.zone_lock_acquisitions);
+	count_event(z->sim, zone_lock_acquisitions);
 }
 
 static inline void zone_unlock(struct zone *z)
@@ -370,7 +419,7 @@ static inline bool pcp_allowed_order(const struct mm_sim *sim, unsigned int orde
 struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int mt,
 			     unsigned int alloc_flags);
 void free_unref_page(struct mm_sim *sim, uint64_t pfn, unsigned int order);
-void drain_pages_zone(unsigned int cpu, struct zone *zone);
+long drain_pages_zone(unsigned int cpu, struct zone *zone);
 void page_alloc_cpu_dead(struct mm_sim *sim, unsigned int cpu);
 void page_alloc_cpu_online(struct mm_sim *sim, unsigned int cpu);
 unsigned long _mm_pcp_check_zone(struct zone *zone);

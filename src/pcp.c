@@ -239,7 +239,7 @@ static int free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_pages
 		return 0;
 	pindex = pindex - 1;
 	zone_lock(zone);
-	stat_inc(&sim->stats.pcp_bulk_frees);
+	count_event(sim, pcp_bulk_frees);
 	while (count > 0) {
 		do {
 			if (++pindex > NR_PCP_LISTS - 1)
@@ -254,14 +254,13 @@ static int free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_pages
 			count -= nr_pages;
 			pcp->count -= nr_pages;
 			freed += nr_pages;
-			atomic_long_add(-nr_pages, &zone->nr_pcp_pages);
 			WRITE_ONCE(pfn_to_page(sim, pfn)->state, PG_FREE_TAIL);
 			__free_one_page(zone, pfn, order, get_pfnblock_migratetype(sim, pfn),
 					FPI_NONE);
 		} while (count > 0 && pcp->head[pindex] != PFN_NIL);
 	}
 	zone_unlock(zone);
-	stat_add(&sim->stats.pcp_pages_flushed, (unsigned long long)freed);
+	count_events(sim, pcp_pages_flushed, (unsigned long long)freed);
 	return freed;
 }
 
@@ -330,7 +329,6 @@ static void free_unref_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
 	mark_pcp_page(pfn_to_page(sim, pfn), order, cpu);
 	pcp_list_add(pcp, sim, pindex, pfn, false);
 	pcp->count += 1 << order;
-	atomic_long_add(1L << order, &zone->nr_pcp_pages);
 
 	batch = READ_ONCE(pcp->batch);
 	/* High-order frees without allocations in between fragment: flush them all. */
@@ -350,7 +348,7 @@ static void free_unref_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
 		int before = pcp->count;
 		int freed = free_pcppages_bulk(zone, want, pcp, pindex);
 
-		stat_inc(&sim->stats.pcp_drains_high);
+		count_event(sim, pcp_drains_high);
 		/* Whole blocks go back: at least what was asked, less than a block more. */
 		if (freed < expect || freed >= expect + (1 << PAGE_ALLOC_COSTLY_ORDER) ||
 		    pcp->count != before - freed)
@@ -388,7 +386,7 @@ void free_unref_page(struct mm_sim *sim, uint64_t pfn, unsigned int order)
 		WRITE_ONCE(pfn_to_page(sim, p)->state, PG_FREE_TAIL);
 	pcp = zone_pcp(zone, cpu);
 	pcp_lock(pcp, sim);
-	atomic_long_add(-(1L << order), &zone->nr_allocated);
+	zone_account_allocated(zone, -(1L << order));
 	free_unref_page_commit(zone, pcp, pfn, mt, order, cpu);
 	spin_unlock(&pcp->lock);
 }
@@ -445,7 +443,7 @@ static int rmqueue_bulk(struct zone *zone, unsigned int order, int count, struct
 	int i;
 
 	zone_lock(zone);
-	stat_inc(&sim->stats.pcp_refills);
+	count_event(sim, pcp_refills);
 	for (i = 0; i < count; i++) {
 		struct page *page = __rmqueue(zone, order, mt, alloc_flags);
 		if (!page)
@@ -453,9 +451,8 @@ static int rmqueue_bulk(struct zone *zone, unsigned int order, int count, struct
 		mark_pcp_page(page, order, cpu);
 		pcp_list_add(pcp, sim, pindex, page_to_pfn(sim, page), true);
 	}
-	atomic_long_add((long)i << order, &zone->nr_pcp_pages);
 	zone_unlock(zone);
-	stat_add(&sim->stats.pcp_pages_refilled, (unsigned long long)i << order);
+	count_events(sim, pcp_pages_refilled, (unsigned long long)i << order);
 	return i;
 }
 
@@ -489,7 +486,6 @@ struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int mt,
 	pfn = pcp->head[pindex];
 	pcp_list_del(pcp, sim, pindex, pfn);
 	pcp->count -= 1 << order;
-	atomic_long_add(-(1L << order), &zone->nr_pcp_pages);
 	spin_unlock(&pcp->lock);
 	return pfn_to_page(sim, pfn);
 }
@@ -498,14 +494,15 @@ struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int mt,
  * Drains and hotplug
  * ---------------------------------------------------------------------- */
 
-/* models drain_pages_zone(): everything, a bounded chunk per lock hold */
-void drain_pages_zone(unsigned int cpu, struct zone *zone)
+/* models drain_pages_zone(): everything, a bounded chunk per lock hold. Returns the pages. */
+long drain_pages_zone(unsigned int cpu, struct zone *zone)
 {
 	struct per_cpu_pages *pcp;
+	long drained = 0;
 	int count;
 
 	if (!zone->per_cpu_pageset)
-		return;
+		return 0;
 	pcp = zone_pcp(zone, cpu);
 	do {
 		pcp_lock(pcp, zone->sim);
@@ -513,12 +510,16 @@ void drain_pages_zone(unsigned int cpu, struct zone *zone)
 		if (count) {
 			int batch = READ_ONCE(pcp->batch);
 			int to_drain = batch << CONFIG_PCP_BATCH_SCALE_MAX;
+			int freed;
 			if (to_drain > count)
 				to_drain = count;
-			count -= free_pcppages_bulk(zone, to_drain, pcp, 0);
+			freed = free_pcppages_bulk(zone, to_drain, pcp, 0);
+			drained += freed;
+			count -= freed;
 		}
 		spin_unlock(&pcp->lock);
 	} while (count > 0);
+	return drained;
 }
 
 void mm_drain_local_pages(struct mm_sim *sim)
@@ -535,17 +536,14 @@ void mm_drain_all_pages(struct mm_sim *sim)
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
 		for_each_zone(sim, z)
 			drain_pages_zone(cpu, z);
-	stat_inc(&sim->stats.pcp_drain_all);
+	count_event(sim, pcp_drain_all);
 }
 
 /* models page_alloc_cpu_dead(): the dead CPU's lists drained, sizing redone */
 void page_alloc_cpu_dead(struct mm_sim *sim, unsigned int cpu)
 {
 	for_each_zone(sim, z) {
-		long before = atomic_long_read(&z->nr_pcp_pages);
-		drain_pages_zone(cpu, z);
-		stat_add(&sim->stats.pcp_pages_drained_offline,
-			 (unsigned long long)(before - atomic_long_read(&z->nr_pcp_pages)));
+		count_events(sim, pcp_pages_drained_offline, drain_pages_zone(cpu, z));
 	}
 	for_each_zone(sim, z)
 		if (populated_zone(z))
@@ -641,13 +639,12 @@ static bool lists_empty(const struct per_cpu_pages *pcp)
 /*
  * Full scan of one zone's lists (quiescent): every listed block is PG_PCP
  * of this cpu and order, in the zone, on the list of its order; count
- * equals the pages listed; the zone's pcp page total agrees.
+ * equals the pages listed.
  */
 MM_NO_COVERAGE unsigned long _mm_pcp_check_zone(struct zone *zone)
 {
 	struct mm_sim *sim = zone->sim;
 	unsigned long bad = 0;
-	long total = 0;
 
 	if (!zone->per_cpu_pageset)
 		return 0;
@@ -698,12 +695,6 @@ MM_NO_COVERAGE unsigned long _mm_pcp_check_zone(struct zone *zone)
 					    "pcp->count differs from the pages on its lists");
 			bad++;
 		}
-		total += pages;
-	}
-	if (total != atomic_long_read(&zone->nr_pcp_pages)) {
-		zone_report(zone, "INV-PCP-COUNT", -1, total, atomic_long_read(&zone->nr_pcp_pages),
-			    "pages on all pcp lists vs the zone's pcp total");
-		bad++;
 	}
 	return bad;
 }

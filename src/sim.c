@@ -41,6 +41,7 @@ void mm_sim_destroy(struct mm_sim *sim)
 	destroy_zone_locks(sim);
 	destroy_pcp_locks(sim);
 	free(sim->pcp_buf);
+	free(sim->cpu_stats);
 	free(sim->pgdat_buf);
 	free(sim->mem_map);
 	free(sim->pageblock_flags);
@@ -56,15 +57,31 @@ static int reserve_pcp(struct mm_sim *sim, size_t n)
 
 	if (n <= sim->pcp_cap)
 		return 0;
-	p = calloc(n, sizeof(*p));
+	p = aligned_alloc(_Alignof(struct per_cpu_pages), n * sizeof(*p));
 	if (!p)
 		return -1;
+	memset(p, 0, n * sizeof(*p));
 	destroy_pcp_locks(sim);
 	free(sim->pcp_buf);
 	for (size_t i = 0; i < n; i++)
 		spin_lock_init(&p[i].lock);
 	sim->pcp_buf = p;
 	sim->pcp_cap = n;
+	return 0;
+}
+
+static int reserve_cpu_stats(struct mm_sim *sim, size_t n)
+{
+	struct mm_cpu_stats *s;
+
+	if (n <= sim->cpu_stats_cap)
+		return 0;
+	s = aligned_alloc(_Alignof(struct mm_cpu_stats), n * sizeof(*s));
+	if (!s)
+		return -1;
+	free(sim->cpu_stats);
+	sim->cpu_stats = s;
+	sim->cpu_stats_cap = n;
 	return 0;
 }
 
@@ -200,7 +217,8 @@ int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
 	sim->nr_nodes = cfg->nr_nodes;
 	sim->max_pfn = mm_config_max_pfn(cfg);
 	if (reserve_buffers(sim, sim->max_pfn, cfg->nr_nodes) ||
-	    reserve_pcp(sim, (size_t)cfg->nr_nodes * MAX_NR_ZONES * mm_config_nr_cpus(cfg)))
+	    reserve_pcp(sim, (size_t)cfg->nr_nodes * MAX_NR_ZONES * mm_config_nr_cpus(cfg)) ||
+	    reserve_cpu_stats(sim, mm_config_nr_cpus(cfg)))
 		return -1;
 
 	sim->reset_bytes = 0;
@@ -212,9 +230,7 @@ int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
 	sim->user_min_free_kbytes = cfg->min_free_kbytes != 0;
 	sim->watermark_scale_factor = cfg->watermark_scale_factor;
 	sim->percpu_pagelist_high_fraction = cfg->percpu_pagelist_high_fraction;
-	atomic_store_explicit(&sim->next_gen, 1, memory_order_relaxed);
 	atomic_store_explicit(&sim->nr_violations, 0, memory_order_relaxed);
-	memset(&sim->stats, 0, sizeof(sim->stats));
 
 	memmap_init(sim);
 	_mm_build_zonelists(sim);
@@ -226,7 +242,9 @@ int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
 		}
 	}
 	init_per_zone_wmark_min(sim);
-	memset(&sim->stats, 0, sizeof(sim->stats));
+	/* Boot counts nothing: zone->lock trips of init are not the workload's. */
+	memset(sim->cpu_stats, 0, sim->nr_cpus * sizeof(*sim->cpu_stats));
+	sim->reset_bytes += sim->nr_cpus * sizeof(*sim->cpu_stats);
 	return 0;
 }
 
@@ -269,7 +287,7 @@ int mm_zone_info(const struct mm_sim *sim, int node, enum zone_type zt, struct m
 	for (int i = 0; i < MAX_NR_ZONES; i++)
 		out->lowmem_reserve[i] = READ_ONCE(z->lowmem_reserve[i]);
 	out->nr_free_pages = atomic_long_read(&z->vm_stat[NR_FREE_PAGES]);
-	out->nr_pcp_pages = atomic_long_read(&z->nr_pcp_pages);
+	out->nr_pcp_pages = zone_nr_pcp_pages(z);
 	out->pcp_batch = z->pageset_batch;
 	out->pcp_high_min = z->pageset_high_min;
 	out->pcp_high_max = z->pageset_high_max;
@@ -280,24 +298,27 @@ int mm_zone_info(const struct mm_sim *sim, int node, enum zone_type zt, struct m
 
 void mm_sim_stats(const struct mm_sim *sim, struct mm_stats *out)
 {
-	const struct mm_stats_atomic *s = &sim->stats;
-#define LOAD(f) out->f = atomic_load_explicit(&s->f, memory_order_relaxed)
-	LOAD(zone_lock_acquisitions);
-	LOAD(alloc_success);
-	LOAD(alloc_fail);
-	LOAD(frees);
-	LOAD(wmark_refused);
-	LOAD(splits);
-	LOAD(merges);
-	LOAD(fallbacks);
-	LOAD(blocks_stolen);
-	LOAD(full_checks);
-	LOAD(pcp_refills);
-	LOAD(pcp_pages_refilled);
-	LOAD(pcp_bulk_frees);
-	LOAD(pcp_pages_flushed);
-	LOAD(pcp_drains_high);
-	LOAD(pcp_drain_all);
-	LOAD(pcp_pages_drained_offline);
-#undef LOAD
+	memset(out, 0, sizeof(*out));
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
+		const struct mm_cpu_stats *s = &sim->cpu_stats[cpu];
+#define SUM(f) out->f += atomic_load_explicit(&s->f, memory_order_relaxed)
+		SUM(zone_lock_acquisitions);
+		SUM(pcp_refills);
+		SUM(pcp_pages_refilled);
+		SUM(pcp_bulk_frees);
+		SUM(pcp_pages_flushed);
+		SUM(pcp_drains_high);
+		SUM(pcp_drain_all);
+		SUM(pcp_pages_drained_offline);
+		SUM(alloc_success);
+		SUM(alloc_fail);
+		SUM(frees);
+		SUM(wmark_refused);
+		SUM(splits);
+		SUM(merges);
+		SUM(fallbacks);
+		SUM(blocks_stolen);
+		SUM(full_checks);
+#undef SUM
+	}
 }

@@ -125,6 +125,7 @@ struct stress_thread {
 	const struct stress_mix_entry *service; /* NULL for a worker */
 	int svc_zone; /* a service's own state: the zone it disabled, the steps that found none */
 	uint64_t rng;
+	uint64_t last_seq; /* this thread's last op sequence number */
 
 	/* The chunk being run: ops decoded from random bytes, and their handles. */
 	struct mm_prog prog;
@@ -184,7 +185,6 @@ struct stress_run {
 	struct stress_thread *t[STRESS_MAX_THREADS];
 	unsigned int nr_threads, nr_workers; /* workers are t[0..nr_workers) */
 
-	atomic_ullong seq; /* the global op sequence: the flight recorder's order, and progress */
 	atomic_bool stop;
 	pthread_barrier_t start;
 	double t0;
@@ -220,6 +220,8 @@ void stress_held_pages(struct stress_run *run, uint64_t *held);
 void stress_free_all(struct stress_run *run);
 uint64_t stress_splitmix64(uint64_t *state);
 double stress_now(void);
+/* Ops the threads ran so far: progress for the watchdog and the services' pace. */
+unsigned long long stress_total_ops(struct stress_run *run);
 
 /* stress_record.c */
 void stress_record(struct stress_thread *t, uint64_t seq, const struct mm_op *op,

@@ -380,12 +380,12 @@ static void dump_thread(struct stress_thread *t)
 
 static unsigned long long progress(struct stress_run *run)
 {
-	return atomic_load_explicit(&run->seq, memory_order_relaxed) +
+	return stress_total_ops(run) +
 	       atomic_load_explicit(&run->quiesce_checks, memory_order_relaxed);
 }
 
 /*
- * Progress is the global op sequence plus the quiesce checks run: a
+ * Progress is the ops the threads ran plus the quiesce checks run: a
  * thread stuck in the core, a lost wake-up at the quiesce barrier and a
  * full check that never ends all stop both.
  */
@@ -409,10 +409,9 @@ static void *watchdog_main(void *arg)
 			continue;
 		fflush(stdout);
 		fprintf(stderr,
-			"mmfuzz: stress: watchdog: no progress for %u s (op sequence %llu, %lu "
+			"mmfuzz: stress: watchdog: no progress for %u s (%llu ops, %lu "
 			"quiesce checks, %.1f s into the run); the threads:\n",
-			run->o.watchdog_s,
-			(unsigned long long)atomic_load_explicit(&run->seq, memory_order_relaxed),
+			run->o.watchdog_s, stress_total_ops(run),
 			atomic_load_explicit(&run->quiesce_checks, memory_order_relaxed),
 			now - run->t0);
 		for (unsigned int i = 0; i < run->nr_threads; i++)
