@@ -577,7 +577,7 @@ MM_NO_COVERAGE static unsigned long check_free_lists(struct zone *zone, unsigned
 }
 
 /* Returns true if the free block at pfn should have merged with its buddy. */
-MM_NO_COVERAGE static bool mergeable_buddy(struct zone *zone, uint64_t pfn, unsigned int order)
+static inline bool mergeable_buddy(struct zone *zone, uint64_t pfn, unsigned int order)
 {
 	struct mm_sim *sim = zone->sim;
 	uint64_t buddy_pfn = pfn ^ (UINT64_C(1) << order);

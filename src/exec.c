@@ -71,6 +71,13 @@ static void on_violation(const struct mm_violation *v, void *arg)
 		ex->opts->on_violation(v, ex->opts->arg);
 }
 
+/* Every zone's invariants, then the counters' (percpu_counter, committed, rss). */
+static void check_full(struct mm_sim *sim)
+{
+	mm_check_full(sim);
+	_mm_counters_check_full(sim);
+}
+
 static struct zone *pfn_zone(struct mm_sim *sim, long long pfn)
 {
 	return page_zone(sim, pfn_to_page(sim, (uint64_t)pfn));
@@ -140,7 +147,7 @@ int mm_apply_op(struct mm_sim *sim, const struct mm_op *op, struct mm_handle *ha
 		check_sizing(sim);
 		return 0;
 	case MM_OP_CHECK:
-		mm_check_full(sim);
+		check_full(sim);
 		return 0;
 	case MM_OP_DRAIN_LOCAL:
 		mm_drain_local_pages(sim);
@@ -167,6 +174,16 @@ int mm_apply_op(struct mm_sim *sim, const struct mm_op *op, struct mm_handle *ha
 			return 1;
 		check_sizing(sim);
 		return 0;
+	case MM_OP_PCPU_ADD:
+	case MM_OP_PCPU_COMPARE:
+	case MM_OP_PCPU_SET:
+	case MM_OP_PCPU_SYNC:
+	case MM_OP_MMAP:
+	case MM_OP_MUNMAP:
+	case MM_OP_FORK:
+	case MM_OP_EXIT:
+	case MM_OP_SET_OVERCOMMIT:
+		return _mm_counters_apply_op(sim, op);
 	default:
 		return 1;
 	}
@@ -206,14 +223,14 @@ long mm_exec_run(struct mm_exec *ex, const struct mm_prog *p, const struct mm_ex
 			(unsigned long)mm_apply_op(ex->sim, op, ex->h, p->nr_allocs, next_handle);
 		next_handle += op->kind == MM_OP_ALLOC;
 		if (o->check_every && (i + 1) % o->check_every == 0)
-			mm_check_full(ex->sim);
+			check_full(ex->sim);
 		if (o->stop_on_violation && ex->first_violation_op >= 0)
 			break;
 	}
 	if (ex->first_violation_op < 0 || !o->stop_on_violation) {
 		ex->cur_op = p->nr_ops;
 		mm_set_current_cpu(0);
-		mm_check_full(ex->sim);
+		check_full(ex->sim);
 	}
 	*failed_op = ex->first_violation_op;
 	return (long)mm_sim_violations(ex->sim);

@@ -179,6 +179,13 @@ struct mm_policy {
 	int buddy_no_merge_order;    /* -1: merge at every order */
 	bool wmark_ignore_min;	     /* a zone refused at the min mark is used anyway */
 	bool free_without_zone_lock; /* free_one_page skips zone->lock */
+
+	/* percpu_counter, vm_committed_as, rss (seeds 003, 004) */
+	bool commit_switch_no_sync;    /* NEVER published before the new batch, no sync */
+	bool rss_check_uses_read;      /* check_mm reads instead of summing */
+	bool rss_leak_on_fork_failure; /* init_many's failure path skips mm_destroy_cid */
+	bool pcpu_batch_2ncpu;	       /* vm_committed_as adds with percpu_counter_batch */
+	bool rss_counters_one_by_one;  /* four percpu_counter_init per fork (pre-6.6) */
 };
 
 void _mm_policy_default(struct mm_policy *p);
@@ -248,6 +255,8 @@ struct mm_sim {
 	atomic_ulong nr_violations;
 
 	size_t reset_bytes;
+
+	struct pcpu_state *pcc; /* percpu_counters, vm_committed_as, mm_structs */
 };
 
 /*
@@ -465,6 +474,124 @@ void free_one_page(struct zone *zone, uint64_t pfn, unsigned int order);
 
 /* check.c */
 unsigned long _mm_check_zone_cheap(struct zone *z);
+
+/* ------------------------------------------------------------------------
+ * percpu_counter, vm_committed_as, mm_struct (seeds 003 and 004)
+ * ---------------------------------------------------------------------- */
+
+struct list_head {
+	struct list_head *next, *prev;
+};
+
+/* models struct percpu_counter (lib/percpu_counter.c, CONFIG_HOTPLUG_CPU) */
+struct percpu_counter {
+	spinlock_t lock;
+	int64_t count;	   /* under lock; read racily by percpu_counter_read() */
+	int32_t *counters; /* CPU c's local is counters[c * stride] */
+	unsigned int stride;
+	struct list_head list; /* on pcpu_state.percpu_counters */
+	/*
+	 * The checker's shadow, not the kernel's: the exact sum of every
+	 * amount added or set, and per CPU (maxb[c * stride], in the same
+	 * allocation as the locals) the largest batch of an add since that
+	 * CPU's local was last folded: |local| <= maxb - 1.
+	 */
+	int64_t truth;
+	int32_t *maxb;
+};
+
+struct mm_struct {
+	bool live;
+	struct percpu_counter rss_stat[NR_MM_COUNTERS];
+	void *pcpu_cid;			      /* mm_alloc_cid()'s per-cpu allocation */
+	unsigned long total_vm;		      /* pages mapped */
+	unsigned long committed;	      /* pages charged to vm_committed_as */
+	unsigned long mapped[NR_MM_COUNTERS]; /* the page tables: pages present per type */
+	bool rss_one_by_one; /* each rss counter has its own allocation (the variant's mm_init) */
+};
+
+struct pcpu_state {
+	spinlock_t percpu_counters_lock;
+	struct list_head percpu_counters;
+	int percpu_counter_batch;
+	long pcpu_live;		     /* per-cpu allocations not yet freed (the ledger) */
+	unsigned int fail_countdown; /* the Nth next per-cpu allocation fails (0: none) */
+
+	struct percpu_counter vm_committed_as;
+	int vm_committed_as_batch;
+	int sysctl_overcommit_memory;
+	unsigned long totalram, admin_reserve, user_reserve;
+	int never_bound; /* checker: the drift per CPU NEVER allows, plus one */
+
+	struct percpu_counter ctr[MM_MAX_PCPU_COUNTERS];
+	struct mm_struct mm[MM_MAX_MMS];
+	bool in_fork;
+
+	atomic_ullong pcpu_adds, pcpu_folds, pcpu_sums, pcpu_sum_cpus_read;
+	atomic_ullong committed_adds, committed_folds, vm_enough_refused;
+	atomic_ullong pcpu_allocs, pcpu_frees, list_lock_acquisitions;
+	atomic_ullong forks, forks_failed, exits, fork_pcpu_allocs, fork_list_locks;
+};
+
+#define pcc_stat(s, f, n) atomic_fetch_add_explicit(&(s)->f, (n), memory_order_relaxed)
+
+/* percpu_counter.c */
+void *__alloc_percpu_gfp(struct mm_sim *sim, size_t size);
+void free_percpu(struct mm_sim *sim, void *p);
+int percpu_counter_init_many(struct mm_sim *sim, struct percpu_counter *fbc, int64_t amount,
+			     unsigned int nr_counters);
+void percpu_counter_destroy_many(struct mm_sim *sim, struct percpu_counter *fbc,
+				 unsigned int nr_counters);
+static inline int percpu_counter_init(struct mm_sim *sim, struct percpu_counter *fbc,
+				      int64_t amount)
+{
+	return percpu_counter_init_many(sim, fbc, amount, 1);
+}
+static inline void percpu_counter_destroy(struct mm_sim *sim, struct percpu_counter *fbc)
+{
+	percpu_counter_destroy_many(sim, fbc, 1);
+}
+/* Returns true when it folded into fbc->count (the model's statistic). */
+bool percpu_counter_add_batch(struct mm_sim *sim, struct percpu_counter *fbc, int64_t amount,
+			      int32_t batch);
+void percpu_counter_add(struct mm_sim *sim, struct percpu_counter *fbc, int64_t amount);
+static inline int64_t percpu_counter_read(const struct percpu_counter *fbc)
+{
+	return READ_ONCE(fbc->count);
+}
+static inline int64_t percpu_counter_read_positive(const struct percpu_counter *fbc)
+{
+	int64_t ret = READ_ONCE(fbc->count);
+
+	return ret >= 0 ? ret : 0;
+}
+int64_t __percpu_counter_sum(struct mm_sim *sim, struct percpu_counter *fbc);
+int __percpu_counter_compare(struct mm_sim *sim, struct percpu_counter *fbc, int64_t rhs,
+			     int32_t batch);
+void percpu_counter_set(struct mm_sim *sim, struct percpu_counter *fbc, int64_t amount);
+void percpu_counter_sync(struct mm_sim *sim, struct percpu_counter *fbc);
+void percpu_counter_cpu_dead(struct mm_sim *sim, unsigned int cpu);
+void percpu_counter_cpu_online(struct mm_sim *sim, unsigned int cpu);
+/* Checker: INV-PCPU-SUM and INV-PCPU-DRIFT of one counter; returns violations. */
+unsigned long _mm_pcpu_check_counter(struct mm_sim *sim, struct percpu_counter *fbc,
+				     const char *what, int idx);
+int _mm_pcpu_state_reset(struct mm_sim *sim);
+void _mm_pcpu_state_destroy(struct mm_sim *sim);
+
+/* committed.c */
+void vm_acct_memory(struct mm_sim *sim, long pages);
+void vm_unacct_memory(struct mm_sim *sim, long pages);
+int __vm_enough_memory(struct mm_sim *sim, unsigned long total_vm, long pages, bool cap_sys_admin);
+int _mm_committed_init(struct mm_sim *sim);
+unsigned long _mm_committed_check(struct mm_sim *sim);
+
+/* mm_struct.c */
+void _mm_mm_teardown_all(struct mm_sim *sim);
+unsigned long _mm_mm_check_ledger(struct mm_sim *sim);
+/* The counter ops of mm_apply_op(); returns 0, or 1 when skipped. */
+int _mm_counters_apply_op(struct mm_sim *sim, const struct mm_op *op);
+/* Every counter invariant over the whole state (the executor's full checks). */
+unsigned long _mm_counters_check_full(struct mm_sim *sim);
 
 /* Iterate over the populated zones of every node. */
 #define for_each_zone(sim, z)                                                                      \

@@ -282,6 +282,98 @@ struct mm_stats {
 void mm_sim_stats(const struct mm_sim *sim, struct mm_stats *out);
 
 /* ------------------------------------------------------------------------
+ * percpu_counter, vm_committed_as and mm rss counters (seeds 003 and 004;
+ * src/percpu_counter.c, src/committed.c, src/mm_struct.c)
+ * ---------------------------------------------------------------------- */
+
+#define MM_MAX_PCPU_COUNTERS 16 /* the ops' own counters, c0..c15 */
+#define MM_MAX_MMS	     8	/* mm_structs, m0..m7 */
+
+/* vm.overcommit_memory, the kernel's values */
+#define MM_OVERCOMMIT_GUESS  0
+#define MM_OVERCOMMIT_ALWAYS 1
+#define MM_OVERCOMMIT_NEVER  2
+
+/* mm->rss_stat[], the kernel's order */
+enum mm_rss_type {
+	MM_FILEPAGES,
+	MM_ANONPAGES,
+	MM_SWAPENTS,
+	MM_SHMEMPAGES,
+	NR_MM_COUNTERS
+};
+const char *mm_rss_type_name(int type);
+
+#define MM_MMAP_BRK   0x1u /* brk(): anonymous, otherwise as mmap */
+#define MM_MMAP_ADMIN 0x2u /* the caller has CAP_SYS_ADMIN (no admin reserve) */
+
+/* Fork failure injection: the Nth per-cpu allocation of the fork fails, or dup_mmap does. */
+#define MM_FORK_FAIL_NONE     0
+#define MM_FORK_FAIL_ALLOC1   1 /* mm_alloc_cid()'s */
+#define MM_FORK_FAIL_ALLOC5   5 /* the last of the one-by-one rss counters */
+#define MM_FORK_FAIL_DUP_MMAP 6
+#define MM_FORK_FAIL_MAX      MM_FORK_FAIL_DUP_MMAP
+
+/* max(32, 2 * nr_online): the default batch, as compute_batch_value() */
+int mm_percpu_counter_batch(const struct mm_sim *sim);
+/*
+ * models mm_compute_batch(): max(2 * nr, 32, min(ram / nr / 256 under
+ * OVERCOMMIT_NEVER, else ram / nr / 4, INT_MAX)), nr = present CPUs.
+ */
+int mm_compute_batch_for(unsigned int nr_present_cpus, unsigned long ram_pages, int policy);
+int mm_vm_committed_as_batch(const struct mm_sim *sim);
+int mm_overcommit_policy(const struct mm_sim *sim);
+/* The vm.overcommit_memory sysctl; returns -1 for a value other than 0..2. */
+int mm_set_overcommit_memory(struct mm_sim *sim, int policy);
+/* models __vm_enough_memory(): 0, or -ENOMEM (-12) after unaccounting. */
+int mm_vm_enough_memory(struct mm_sim *sim, unsigned long total_vm, long pages, bool cap_sys_admin);
+long long mm_vm_committed_read(const struct mm_sim *sim); /* percpu_counter_read */
+long long mm_vm_committed_sum(struct mm_sim *sim);	  /* percpu_counter_sum */
+/* vm_commit_limit() minus nothing: totalram * overcommit_ratio (50) / 100, no swap */
+unsigned long mm_vm_commit_limit(const struct mm_sim *sim);
+
+/* The ops' counters: idx < MM_MAX_PCPU_COUNTERS; batch <= 0 means percpu_counter_batch. */
+void mm_pcpu_add(struct mm_sim *sim, unsigned int idx, long long amount, int batch);
+long long mm_pcpu_read(const struct mm_sim *sim, unsigned int idx);
+long long mm_pcpu_sum(struct mm_sim *sim, unsigned int idx);
+int mm_pcpu_compare(struct mm_sim *sim, unsigned int idx, long long rhs, int batch);
+void mm_pcpu_set(struct mm_sim *sim, unsigned int idx, long long value);
+void mm_pcpu_sync(struct mm_sim *sim, unsigned int idx);
+/* Counters on the global list; per-cpu allocations not yet freed. */
+unsigned int mm_pcpu_counters_listed(struct mm_sim *sim);
+long mm_pcpu_live_allocs(const struct mm_sim *sim);
+
+/*
+ * mm_structs. Each returns 0, or 1 when skipped (slot not live, or, for
+ * fork, the child slot is live). fork with parent -1 makes an empty mm.
+ * A failed fork (injected, or __vm_enough_memory refusing) returns 0.
+ */
+int mm_fork(struct mm_sim *sim, int child, int parent, unsigned int fail);
+int mm_mmap(struct mm_sim *sim, int mm, unsigned long pages, int type, unsigned int flags);
+int mm_munmap(struct mm_sim *sim, int mm, unsigned long pages, int type);
+int mm_exit(struct mm_sim *sim, int mm);
+bool mm_mm_live(const struct mm_sim *sim, int mm);
+/* get_mm_counter(): percpu_counter_read_positive */
+long long mm_get_mm_counter(const struct mm_sim *sim, int mm, int type);
+
+/*
+ * Counted figures (deterministic): the fold ratio of seed 003 is
+ * committed_folds / committed_adds; seed 004's cost per fork is
+ * fork_pcpu_allocs / forks and fork_list_locks / forks.
+ */
+struct mm_counter_stats {
+	unsigned long long pcpu_adds, pcpu_folds;	  /* every add; those that took fbc->lock */
+	unsigned long long pcpu_sums, pcpu_sum_cpus_read; /* __percpu_counter_sum; CPU slots read */
+	unsigned long long committed_adds, committed_folds; /* vm_committed_as only */
+	unsigned long long vm_enough_refused;
+	unsigned long long pcpu_allocs, pcpu_frees; /* __alloc_percpu_gfp / free_percpu */
+	unsigned long long list_lock_acquisitions;  /* percpu_counters_lock */
+	unsigned long long forks, forks_failed, exits;
+	unsigned long long fork_pcpu_allocs, fork_list_locks; /* made by mm_init() */
+};
+void mm_sim_counter_stats(const struct mm_sim *sim, struct mm_counter_stats *out);
+
+/* ------------------------------------------------------------------------
  * The operation language
  * ---------------------------------------------------------------------- */
 
@@ -300,6 +392,16 @@ enum mm_op_kind {
 	MM_OP_PCP_DISABLE,	 /* node, arg: zone type */
 	MM_OP_PCP_ENABLE,	 /* node, arg: zone type */
 	MM_OP_SET_HIGH_FRACTION, /* arg: percpu_pagelist_high_fraction */
+	/* percpu_counter, vm_committed_as, mm rss (seeds 003, 004): see above */
+	MM_OP_PCPU_ADD,	      /* node: counter, arg: (int32) amount, gfp: batch (0: default) */
+	MM_OP_PCPU_COMPARE,   /* node: counter, arg: (int32) rhs, gfp: batch (0: default) */
+	MM_OP_PCPU_SET,	      /* node: counter, arg: (int32) value */
+	MM_OP_PCPU_SYNC,      /* node: counter */
+	MM_OP_MMAP,	      /* node: mm, arg: pages, order: rss type, gfp: MM_MMAP_* */
+	MM_OP_MUNMAP,	      /* node: mm, arg: pages, order: rss type */
+	MM_OP_FORK,	      /* node: child, arg: parent + 1 (0: none), order: MM_FORK_FAIL_* */
+	MM_OP_EXIT,	      /* node: mm */
+	MM_OP_SET_OVERCOMMIT, /* arg: vm.overcommit_memory */
 	MM_NR_OP_KINDS
 };
 

@@ -42,8 +42,29 @@ enum {
 #define OPC_DRAIN    57
 #define OPC_DEFERRED 60
 #define OPC_PCP	     62
-#define OPC_CHECK    63
+#define OPC_CHECK    63 /* a prefix: the next byte, mod 8, picks CHECK (0) or an op below */
 #define OPC_MOD	     64
+
+/*
+ * After OPC_CHECK, the sub byte (mod 8): the counter ops (seeds 003, 004).
+ * Each takes the CPU byte first, as every op does.
+ *   1 pcpu_add      counter, amount (s16), batch (0: default)
+ *   2 pcpu_compare  counter, rhs (s16), batch
+ *   3 pcpu_set/sync v: bit 0 sync, counter = v >> 1; set: value (s16)
+ *   4 mmap/munmap   v: bit 0 munmap, bit 1 brk, bit 2 admin, bits 3-4 type; mm, pages (u16)
+ *   5 fork          child, v: parent (v % 9, 8: none) + 9 * fail (v / 9 % 7)
+ *   6 exit          mm
+ *   7 overcommit    policy (v % 3)
+ */
+#define SUB_CHECK      0
+#define SUB_PCPU_ADD   1
+#define SUB_PCPU_CMP   2
+#define SUB_PCPU_SET   3
+#define SUB_MMAP       4
+#define SUB_FORK       5
+#define SUB_EXIT       6
+#define SUB_OVERCOMMIT 7
+#define SUB_MOD	       8
 
 void mm_limits_default(struct mm_limits *lim)
 {
@@ -220,6 +241,62 @@ static uint32_t live_take(struct mm_prog *p, unsigned int pick)
 	return h;
 }
 
+/* The ops behind the OPC_CHECK prefix; returns 1 when the op decodes to nothing. */
+static int decode_counter_op(struct reader *r, unsigned int ncpus, struct mm_op *op)
+{
+	unsigned int sub = rd8(r) % SUB_MOD, v;
+
+	if (sub == SUB_CHECK) {
+		op->kind = MM_OP_CHECK;
+		return 0;
+	}
+	op->cpu = (uint16_t)(rd8(r) % ncpus);
+	switch (sub) {
+	case SUB_PCPU_ADD:
+	case SUB_PCPU_CMP:
+		op->kind = sub == SUB_PCPU_ADD ? MM_OP_PCPU_ADD : MM_OP_PCPU_COMPARE;
+		op->node = (int16_t)(rd8(r) % MM_MAX_PCPU_COUNTERS);
+		op->arg = (uint32_t)(int32_t)(int16_t)rd16(r);
+		op->gfp = (uint16_t)rd8(r);
+		break;
+	case SUB_PCPU_SET:
+		v = rd8(r);
+		op->node = (int16_t)((v >> 1) % MM_MAX_PCPU_COUNTERS);
+		op->kind = v & 1 ? MM_OP_PCPU_SYNC : MM_OP_PCPU_SET;
+		if (op->kind == MM_OP_PCPU_SET)
+			op->arg = (uint32_t)(int32_t)(int16_t)rd16(r);
+		break;
+	case SUB_MMAP:
+		v = rd8(r);
+		op->kind = v & 1 ? MM_OP_MUNMAP : MM_OP_MMAP;
+		op->order = (uint8_t)((v >> 3) & 3);
+		if (op->kind == MM_OP_MMAP) {
+			op->gfp = (uint16_t)((v >> 1) & 3);
+			if (op->gfp & MM_MMAP_BRK)
+				op->order = MM_ANONPAGES;
+		}
+		op->node = (int16_t)(rd8(r) % MM_MAX_MMS);
+		op->arg = rd16(r);
+		break;
+	case SUB_FORK:
+		op->kind = MM_OP_FORK;
+		op->node = (int16_t)(rd8(r) % MM_MAX_MMS);
+		v = rd8(r);
+		op->arg = v % 9 == 8 ? 0 : v % 9 + 1;
+		op->order = (uint8_t)(v / 9 % (MM_FORK_FAIL_MAX + 1));
+		break;
+	case SUB_EXIT:
+		op->kind = MM_OP_EXIT;
+		op->node = (int16_t)(rd8(r) % MM_MAX_MMS);
+		break;
+	default:
+		op->kind = MM_OP_SET_OVERCOMMIT;
+		op->arg = rd8(r) % 3;
+		break;
+	}
+	return 0;
+}
+
 /* Decodes ops from r until its end (or max_ops) for the machine in out->cfg. */
 static int decode_ops(struct reader *r, unsigned int max_ops, struct mm_prog *out)
 {
@@ -231,7 +308,8 @@ static int decode_ops(struct reader *r, unsigned int max_ops, struct mm_prog *ou
 		unsigned int opc = rd8(r) % OPC_MOD;
 
 		if (opc == OPC_CHECK) {
-			op.kind = MM_OP_CHECK;
+			if (decode_counter_op(r, ncpus, &op))
+				continue;
 		} else if (opc < OPC_FREE) {
 			op.kind = MM_OP_ALLOC;
 			op.cpu = (uint16_t)(rd8(r) % ncpus);
@@ -362,6 +440,88 @@ static void encode_config(const struct mm_config *cfg, uint8_t *h)
 	h[HDR_DEFERRED] = (uint8_t)(cfg->deferred_init_pages >> cfg->pageblock_order);
 }
 
+static bool fits_s16(uint32_t arg)
+{
+	int32_t v = (int32_t)arg;
+
+	return v >= INT16_MIN && v <= INT16_MAX;
+}
+
+/* The inverse of decode_counter_op(); returns -1 for what it cannot produce. */
+static int encode_counter_op(struct writer *w, const struct mm_op *op)
+{
+	switch (op->kind) {
+	case MM_OP_PCPU_ADD:
+	case MM_OP_PCPU_COMPARE:
+		if (op->node < 0 || op->node >= MM_MAX_PCPU_COUNTERS || !fits_s16(op->arg) ||
+		    op->gfp > 0xff)
+			return -1;
+		wr8(w, OPC_CHECK);
+		wr8(w, op->kind == MM_OP_PCPU_ADD ? SUB_PCPU_ADD : SUB_PCPU_CMP);
+		wr8(w, op->cpu);
+		wr8(w, (unsigned int)op->node);
+		wr16(w, op->arg & 0xffff);
+		wr8(w, op->gfp);
+		return 0;
+	case MM_OP_PCPU_SET:
+	case MM_OP_PCPU_SYNC:
+		if (op->node < 0 || op->node >= MM_MAX_PCPU_COUNTERS ||
+		    (op->kind == MM_OP_PCPU_SET && !fits_s16(op->arg)) ||
+		    (op->kind == MM_OP_PCPU_SYNC && op->arg))
+			return -1;
+		wr8(w, OPC_CHECK);
+		wr8(w, SUB_PCPU_SET);
+		wr8(w, op->cpu);
+		wr8(w, (unsigned int)op->node << 1 | (op->kind == MM_OP_PCPU_SYNC));
+		if (op->kind == MM_OP_PCPU_SET)
+			wr16(w, op->arg & 0xffff);
+		return 0;
+	case MM_OP_MMAP:
+	case MM_OP_MUNMAP: {
+		bool unmap = op->kind == MM_OP_MUNMAP;
+		if (op->node < 0 || op->node >= MM_MAX_MMS || op->arg > 0xffff ||
+		    op->order >= NR_MM_COUNTERS || op->gfp > 3 || (unmap && op->gfp) ||
+		    ((op->gfp & MM_MMAP_BRK) && op->order != MM_ANONPAGES))
+			return -1;
+		wr8(w, OPC_CHECK);
+		wr8(w, SUB_MMAP);
+		wr8(w, op->cpu);
+		wr8(w, unmap | (unsigned int)op->gfp << 1 | (unsigned int)op->order << 3);
+		wr8(w, (unsigned int)op->node);
+		wr16(w, op->arg);
+		return 0;
+	}
+	case MM_OP_FORK:
+		if (op->node < 0 || op->node >= MM_MAX_MMS || op->arg > MM_MAX_MMS ||
+		    op->order > MM_FORK_FAIL_MAX)
+			return -1;
+		wr8(w, OPC_CHECK);
+		wr8(w, SUB_FORK);
+		wr8(w, op->cpu);
+		wr8(w, (unsigned int)op->node);
+		wr8(w, (op->arg ? op->arg - 1 : 8) + 9 * op->order);
+		return 0;
+	case MM_OP_EXIT:
+		if (op->node < 0 || op->node >= MM_MAX_MMS)
+			return -1;
+		wr8(w, OPC_CHECK);
+		wr8(w, SUB_EXIT);
+		wr8(w, op->cpu);
+		wr8(w, (unsigned int)op->node);
+		return 0;
+	case MM_OP_SET_OVERCOMMIT:
+		if (op->arg > MM_OVERCOMMIT_NEVER)
+			return -1;
+		wr8(w, OPC_CHECK);
+		wr8(w, SUB_OVERCOMMIT);
+		wr8(w, op->cpu);
+		wr8(w, op->arg);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len)
 {
 	struct mm_limits lim;
@@ -427,6 +587,7 @@ long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len)
 		}
 		case MM_OP_CHECK:
 			wr8(&w, OPC_CHECK);
+			wr8(&w, SUB_CHECK);
 			break;
 		case MM_OP_DRAIN_LOCAL:
 		case MM_OP_DRAIN_ALL:
@@ -457,7 +618,9 @@ long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len)
 					op->arg << 4);
 			break;
 		default:
-			goto unrepresentable;
+			if (encode_counter_op(&w, op))
+				goto unrepresentable;
+			break;
 		}
 	}
 	free(live.live);

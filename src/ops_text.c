@@ -141,6 +141,46 @@ static void print_op(FILE *f, const struct mm_op *op, unsigned int handle)
 	case MM_OP_SET_HIGH_FRACTION:
 		fprintf(f, "cpu%u sysctl percpu_pagelist_high_fraction=%u", op->cpu, op->arg);
 		break;
+	case MM_OP_PCPU_ADD:
+	case MM_OP_PCPU_COMPARE:
+		fprintf(f, "cpu%u %s c%d %s=%d", op->cpu,
+			op->kind == MM_OP_PCPU_ADD ? "pcpu_add" : "pcpu_compare", op->node,
+			op->kind == MM_OP_PCPU_ADD ? "amount" : "rhs", (int32_t)op->arg);
+		if (op->gfp)
+			fprintf(f, " batch=%u", op->gfp);
+		break;
+	case MM_OP_PCPU_SET:
+		fprintf(f, "cpu%u pcpu_set c%d value=%d", op->cpu, op->node, (int32_t)op->arg);
+		break;
+	case MM_OP_PCPU_SYNC:
+		fprintf(f, "cpu%u pcpu_sync c%d", op->cpu, op->node);
+		break;
+	case MM_OP_MMAP:
+	case MM_OP_MUNMAP:
+		if (op->gfp & MM_MMAP_BRK)
+			fprintf(f, "cpu%u brk m%d pages=%u", op->cpu, op->node, op->arg);
+		else
+			fprintf(f, "cpu%u %s m%d pages=%u type=%s", op->cpu,
+				op->kind == MM_OP_MMAP ? "mmap" : "munmap", op->node, op->arg,
+				mm_rss_type_name(op->order));
+		if (op->gfp & MM_MMAP_ADMIN)
+			fputs(" admin", f);
+		break;
+	case MM_OP_FORK:
+		fprintf(f, "cpu%u fork m%d", op->cpu, op->node);
+		if (op->arg)
+			fprintf(f, " parent=m%u", op->arg - 1);
+		if (op->order == MM_FORK_FAIL_DUP_MMAP)
+			fputs(" fail=dup_mmap", f);
+		else if (op->order)
+			fprintf(f, " fail=alloc%u", op->order);
+		break;
+	case MM_OP_EXIT:
+		fprintf(f, "cpu%u exit m%d", op->cpu, op->node);
+		break;
+	case MM_OP_SET_OVERCOMMIT:
+		fprintf(f, "cpu%u sysctl overcommit_memory=%u", op->cpu, op->arg);
+		break;
 	default:
 		fprintf(f, "# unknown op kind %u", op->kind);
 		break;
@@ -378,6 +418,134 @@ static int mark_freed(struct parser *ps, uint32_t h)
 	return 0;
 }
 
+/* A signed 16-bit decimal, the range the binary form holds. */
+static bool parse_s16(const char *s, int32_t *v)
+{
+	uint64_t x;
+	bool neg = *s == '-';
+
+	if (!parse_u64(s + neg, &x) || x > (neg ? 32768u : 32767u))
+		return false;
+	*v = neg ? -(int32_t)x : (int32_t)x;
+	return true;
+}
+
+/* "cK" or "mK" below max */
+static bool parse_index(const char *tok, char prefix, unsigned int max, int16_t *out)
+{
+	uint64_t x;
+
+	if (tok[0] != prefix || !parse_u64(tok + 1, &x) || x >= max)
+		return false;
+	*out = (int16_t)x;
+	return true;
+}
+
+/*
+ *   cpuN pcpu_add cK amount=A [batch=B]   cpuN pcpu_compare cK rhs=R [batch=B]
+ *   cpuN pcpu_set cK value=V              cpuN pcpu_sync cK
+ *   cpuN mmap mK pages=P type=T [admin]   cpuN brk mK pages=P [admin]
+ *   cpuN munmap mK pages=P type=T         cpuN exit mK
+ *   cpuN fork mK [parent=mJ] [fail=allocN|dup_mmap]
+ */
+static int parse_counter_op(struct parser *ps, char **tok, int ntok, struct mm_op *op)
+{
+	const char *cmd = tok[1], *v;
+	int32_t s;
+	uint64_t x;
+
+	if (!strcmp(cmd, "pcpu_add") || !strcmp(cmd, "pcpu_compare")) {
+		bool add = cmd[5] == 'a';
+		op->kind = add ? MM_OP_PCPU_ADD : MM_OP_PCPU_COMPARE;
+		if (ntok < 4 || ntok > 5 ||
+		    !parse_index(tok[2], 'c', MM_MAX_PCPU_COUNTERS, &op->node) ||
+		    !(v = kv(tok[3], add ? "amount" : "rhs")) || !parse_s16(v, &s))
+			PERR(ps, "expected 'cpuN %s c0..c%d %s=-32768..32767 [batch=1..255]'", cmd,
+			     MM_MAX_PCPU_COUNTERS - 1, add ? "amount" : "rhs");
+		op->arg = (uint32_t)s;
+		if (ntok == 5) {
+			if (!(v = kv(tok[4], "batch")) || !parse_u64(v, &x) || x < 1 || x > 255)
+				PERR(ps, "batch must be 1..255 (absent: percpu_counter_batch)");
+			op->gfp = (uint16_t)x;
+		}
+		return 0;
+	}
+	if (!strcmp(cmd, "pcpu_set") || !strcmp(cmd, "pcpu_sync")) {
+		bool set = cmd[6] == 'e';
+		op->kind = set ? MM_OP_PCPU_SET : MM_OP_PCPU_SYNC;
+		if (ntok != (set ? 4 : 3) ||
+		    !parse_index(tok[2], 'c', MM_MAX_PCPU_COUNTERS, &op->node) ||
+		    (set && (!(v = kv(tok[3], "value")) || !parse_s16(v, &s))))
+			PERR(ps, "expected 'cpuN pcpu_set cK value=V' or 'cpuN pcpu_sync cK'");
+		op->arg = set ? (uint32_t)s : 0;
+		return 0;
+	}
+	if (!strcmp(cmd, "mmap") || !strcmp(cmd, "brk") || !strcmp(cmd, "munmap")) {
+		bool brk = cmd[0] == 'b', unmap = cmd[1] == 'u', have_type = brk;
+		op->kind = unmap ? MM_OP_MUNMAP : MM_OP_MMAP;
+		op->order = MM_ANONPAGES;
+		op->gfp = brk ? MM_MMAP_BRK : 0;
+		if (ntok < 4 || !parse_index(tok[2], 'm', MM_MAX_MMS, &op->node) ||
+		    !(v = kv(tok[3], "pages")) || !parse_u64(v, &x) || x > 0xffff)
+			PERR(ps, "expected 'cpuN %s m0..m%d pages=0..65535%s'", cmd, MM_MAX_MMS - 1,
+			     brk     ? " [admin]"
+			     : unmap ? " type=T"
+				     : " type=T [admin]");
+		op->arg = (uint32_t)x;
+		for (int i = 4; i < ntok; i++) {
+			if (!brk && (v = kv(tok[i], "type"))) {
+				int t;
+				for (t = 0; t < NR_MM_COUNTERS; t++)
+					if (!strcmp(v, mm_rss_type_name(t)))
+						break;
+				if (t == NR_MM_COUNTERS)
+					PERR(ps, "type must be file, anon, swap or shmem");
+				op->order = (uint8_t)t;
+				have_type = true;
+			} else if (!unmap && !strcmp(tok[i], "admin")) {
+				op->gfp |= MM_MMAP_ADMIN;
+			} else {
+				PERR(ps, "unknown %s argument '%s'", cmd, tok[i]);
+			}
+		}
+		if (!have_type)
+			PERR(ps, "%s needs type=file|anon|swap|shmem", cmd);
+		return 0;
+	}
+	if (!strcmp(cmd, "fork")) {
+		op->kind = MM_OP_FORK;
+		if (ntok < 3 || !parse_index(tok[2], 'm', MM_MAX_MMS, &op->node))
+			PERR(ps,
+			     "expected 'cpuN fork mK [parent=mJ] [fail=alloc1..alloc5|dup_mmap]'");
+		for (int i = 3; i < ntok; i++) {
+			int16_t parent;
+			if ((v = kv(tok[i], "parent"))) {
+				if (!parse_index(v, 'm', MM_MAX_MMS, &parent))
+					PERR(ps, "parent must be m0..m%d", MM_MAX_MMS - 1);
+				op->arg = (uint32_t)parent + 1;
+			} else if ((v = kv(tok[i], "fail"))) {
+				if (!strcmp(v, "dup_mmap"))
+					op->order = MM_FORK_FAIL_DUP_MMAP;
+				else if (!strncmp(v, "alloc", 5) && parse_u64(v + 5, &x) &&
+					 x >= 1 && x <= MM_FORK_FAIL_ALLOC5)
+					op->order = (uint8_t)x;
+				else
+					PERR(ps, "fail must be alloc1..alloc5 or dup_mmap");
+			} else {
+				PERR(ps, "unknown fork argument '%s'", tok[i]);
+			}
+		}
+		return 0;
+	}
+	if (!strcmp(cmd, "exit")) {
+		op->kind = MM_OP_EXIT;
+		if (ntok != 3 || !parse_index(tok[2], 'm', MM_MAX_MMS, &op->node))
+			PERR(ps, "expected 'cpuN exit mK'");
+		return 0;
+	}
+	PERR(ps, "unknown op '%s'", cmd);
+}
+
 static int parse_op(struct parser *ps, char **tok, int ntok)
 {
 	struct mm_op op = {0};
@@ -450,6 +618,10 @@ static int parse_op(struct parser *ps, char **tok, int ntok)
 			op.kind = MM_OP_SET_HIGH_FRACTION;
 			if (!parse_u64(v, &x) || (x && x < 8) || x > UINT32_MAX)
 				PERR(ps, "percpu_pagelist_high_fraction must be 0 or at least 8");
+		} else if ((v = kv(tok[2], "overcommit_memory"))) {
+			op.kind = MM_OP_SET_OVERCOMMIT;
+			if (!parse_u64(v, &x) || x > MM_OVERCOMMIT_NEVER)
+				PERR(ps, "overcommit_memory must be 0, 1 or 2");
 		} else {
 			PERR(ps, "unknown sysctl '%s'", tok[2]);
 		}
@@ -489,8 +661,8 @@ static int parse_op(struct parser *ps, char **tok, int ntok)
 		op.kind = tok[1][4] == 'd' ? MM_OP_PCP_DISABLE : MM_OP_PCP_ENABLE;
 		op.node = (int16_t)x;
 		op.arg = (uint32_t)zt;
-	} else {
-		PERR(ps, "unknown op '%s'", tok[1]);
+	} else if (parse_counter_op(ps, tok, ntok, &op)) {
+		return -1;
 	}
 push:
 	if (mm_prog_push(ps->prog, &op))

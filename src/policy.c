@@ -16,6 +16,11 @@ enum variant_id {
 	V_BUDDY_FREE_WITHOUT_ZONE_LOCK,
 	V_PCP_NO_RECALC_AFTER_DEFERRED_INIT,
 	V_PCP_HIGH_EQUALS_BATCH,
+	V_COMMIT_POLICY_SWITCH_NO_SYNC,
+	V_RSS_CHECK_USES_READ,
+	V_RSS_LEAK_ON_FORK_FAILURE,
+	V_PCPU_BATCH_2NCPU,
+	V_RSS_COUNTERS_ONE_BY_ONE,
 	NR_VARIANTS
 };
 
@@ -36,6 +41,22 @@ static const struct mm_variant variants[NR_VARIANTS] = {
 		{"pcp-high-equals-batch", "fuzz_pcp",
 		 "zone_highsize returns batch: no room above a batch "
 		 "(nr_pcp_free finds high - batch = 0), the 4*batch floor broken"},
+	[V_COMMIT_POLICY_SWITCH_NO_SYNC] = {"commit-policy-switch-no-sync", "fuzz_counters",
+					    "vm.overcommit_memory=2 is published before the new "
+					    "vm_committed_as batch and no CPU syncs: the old "
+					    "batch's locals hide committed memory (seed 003)"},
+	[V_RSS_CHECK_USES_READ] = {"rss-check-uses-read", "fuzz_counters",
+				   "check_mm reads fbc->count instead of summing the locals: a "
+				   "false \"Bad rss-counter state\" (seed 004)"},
+	[V_RSS_LEAK_ON_FORK_FAILURE] = {"rss-leak-on-fork-failure", "fuzz_counters",
+					"mm_init's rss init_many failure path skips "
+					"mm_destroy_cid: a per-cpu area leaks per failed fork"},
+	[V_PCPU_BATCH_2NCPU] = {"pcpu-batch-2ncpu", "bench",
+				"vm_committed_as adds with max(32, 2 * ncpus) (before Tim Chen, "
+				"3.11): not wrong, every large brk folds (seed 003's 73x)"},
+	[V_RSS_COUNTERS_ONE_BY_ONE] = {"rss-counters-one-by-one", "bench",
+				       "four percpu_counter_init per fork instead of one "
+				       "init_many (6.2-6.5): four allocations and list locks"},
 };
 
 size_t mm_variant_count(void)
@@ -91,6 +112,21 @@ void _mm_policy_apply_variant(struct mm_policy *p, int variant)
 		break;
 	case V_PCP_HIGH_EQUALS_BATCH:
 		p->zone_highsize = highsize_equals_batch;
+		break;
+	case V_COMMIT_POLICY_SWITCH_NO_SYNC:
+		p->commit_switch_no_sync = true;
+		break;
+	case V_RSS_CHECK_USES_READ:
+		p->rss_check_uses_read = true;
+		break;
+	case V_RSS_LEAK_ON_FORK_FAILURE:
+		p->rss_leak_on_fork_failure = true;
+		break;
+	case V_PCPU_BATCH_2NCPU:
+		p->pcpu_batch_2ncpu = true;
+		break;
+	case V_RSS_COUNTERS_ONE_BY_ONE:
+		p->rss_counters_one_by_one = true;
 		break;
 	default:
 		break;

@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mm_struct.c - up to MM_MAX_MMS address spaces whose rss counters
+ * (mm->rss_stat[NR_MM_COUNTERS]) are percpu_counters, as since
+ * f1a7941243c1 (v6.2): fork allocates them (one init_many since 6.6, four
+ * inits before: seed 004's unixbench spawn -19.2%), mmap/brk charge
+ * vm_committed_as and fault pages in, munmap and exit give them back, and
+ * __mmdrop's check_mm wants every counter's exact sum at zero ("BUG: Bad
+ * rss-counter state"). Also the executor's entry for the counter ops.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const char *const rss_names[NR_MM_COUNTERS] = {"file", "anon", "swap", "shmem"};
+
+const char *mm_rss_type_name(int type)
+{
+	return type >= 0 && type < NR_MM_COUNTERS ? rss_names[type] : "?";
+}
+
+static struct mm_struct *mm_slot(const struct mm_sim *sim, int idx)
+{
+	return idx >= 0 && idx < MM_MAX_MMS ? &sim->pcc->mm[idx] : NULL;
+}
+
+static struct mm_struct *live_mm(const struct mm_sim *sim, int idx)
+{
+	struct mm_struct *mm = mm_slot(sim, idx);
+
+	return mm && mm->live ? mm : NULL;
+}
+
+bool mm_mm_live(const struct mm_sim *sim, int mm)
+{
+	return live_mm(sim, mm) != NULL;
+}
+
+/* models add_mm_counter(): the default batch; the checker's ledger moves with it */
+static void add_mm_counter(struct mm_sim *sim, struct mm_struct *mm, int type, long value)
+{
+	__atomic_fetch_add(&mm->rss_stat[type].truth, (int64_t)value, __ATOMIC_RELAXED);
+	percpu_counter_add(sim, &mm->rss_stat[type], value);
+}
+
+long long mm_get_mm_counter(const struct mm_sim *sim, int idx, int type)
+{
+	struct mm_struct *mm = live_mm(sim, idx);
+
+	if (!mm || type < 0 || type >= NR_MM_COUNTERS)
+		return 0;
+	return percpu_counter_read_positive(&mm->rss_stat[type]);
+}
+
+static void check_mm_counters(struct mm_sim *sim, struct mm_struct *mm, int idx)
+{
+	for (int i = 0; i < NR_MM_COUNTERS; i++)
+		_mm_pcpu_check_counter(sim, &mm->rss_stat[i], rss_names[i], idx);
+}
+
+/* ------------------------------------------------------------------------
+ * fork: mm_init() and dup_mmap()
+ * ---------------------------------------------------------------------- */
+
+static int mm_init_rss(struct mm_sim *sim, struct mm_struct *mm)
+{
+	mm->rss_one_by_one = sim->policy.rss_counters_one_by_one;
+	if (!mm->rss_one_by_one)
+		return percpu_counter_init_many(sim, mm->rss_stat, 0, NR_MM_COUNTERS);
+	/* before c439d5e8a0de: an allocation and a list insertion per counter */
+	for (int i = 0; i < NR_MM_COUNTERS; i++) {
+		if (percpu_counter_init(sim, &mm->rss_stat[i], 0)) {
+			while (i > 0)
+				percpu_counter_destroy(sim, &mm->rss_stat[--i]);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void mm_destroy_rss(struct mm_sim *sim, struct mm_struct *mm)
+{
+	if (!mm->rss_one_by_one) {
+		percpu_counter_destroy_many(sim, mm->rss_stat, NR_MM_COUNTERS);
+		return;
+	}
+	for (int i = 0; i < NR_MM_COUNTERS; i++)
+		percpu_counter_destroy(sim, &mm->rss_stat[i]);
+}
+
+/*
+ * models mm_init() (kernel/fork.c, 6.6+): mm_alloc_cid() then the rss
+ * counters; a failure unwinds in reverse. The variant's error path takes
+ * the label past mm_destroy_cid(): the cid's per-cpu area leaks.
+ */
+static int mm_init(struct mm_sim *sim, struct mm_struct *mm)
+{
+	mm->pcpu_cid = __alloc_percpu_gfp(sim, sizeof(int32_t));
+	if (!mm->pcpu_cid)
+		return -ENOMEM;
+	if (mm_init_rss(sim, mm))
+		goto fail_pcpu;
+	return 0;
+fail_pcpu:
+	if (!sim->policy.rss_leak_on_fork_failure)
+		free_percpu(sim, mm->pcpu_cid); /* mm_destroy_cid() */
+	mm->pcpu_cid = NULL;
+	return -ENOMEM;
+}
+
+/*
+ * models check_mm(): every rss counter must sum to exactly zero. The
+ * kernel sums (the locals of a dead mm are scattered over the CPUs its
+ * threads ran on); reading fbc->count alone sees them as a false "Bad
+ * rss-counter state". INV-RSS-BAD-STATE: a true bad state (the exact sum
+ * is not zero). INV-RSS-CHECK-AGREES: the model's verdict is the truth's.
+ */
+static void check_mm(struct mm_sim *sim, struct mm_struct *mm, int idx)
+{
+	for (int i = 0; i < NR_MM_COUNTERS; i++) {
+		struct percpu_counter *fbc = &mm->rss_stat[i];
+		int64_t x = sim->policy.rss_check_uses_read ? percpu_counter_read(fbc)
+							    : __percpu_counter_sum(sim, fbc);
+		int64_t truth = READ_ONCE(fbc->truth);
+
+		if (truth)
+			mm_report_violation(sim, "INV-RSS-BAD-STATE", -1, -1, mm_current_cpu(), -1,
+					    0, truth, "BUG: Bad rss-counter state mm:m%d type:%s",
+					    idx, rss_names[i]);
+		if ((x != 0) != (truth != 0))
+			mm_report_violation(
+				sim, "INV-RSS-CHECK-AGREES", -1, -1, mm_current_cpu(), -1, truth, x,
+				"check_mm of m%d %s: the model sees %lld, the exact sum "
+				"is %lld",
+				idx, rss_names[i], (long long)x, (long long)truth);
+	}
+}
+
+/* models exit_mmap() then __mmdrop(): zap, unaccount, check_mm, free */
+static void mmput(struct mm_sim *sim, struct mm_struct *mm, int idx)
+{
+	for (int i = 0; i < NR_MM_COUNTERS; i++) {
+		if (mm->mapped[i])
+			add_mm_counter(sim, mm, i, -(long)mm->mapped[i]);
+		mm->mapped[i] = 0;
+	}
+	if (mm->committed)
+		vm_unacct_memory(sim, (long)mm->committed);
+	mm->committed = mm->total_vm = 0;
+	check_mm(sim, mm, idx);
+	mm_destroy_rss(sim, mm);
+	free_percpu(sim, mm->pcpu_cid);
+	mm->pcpu_cid = NULL;
+	mm->live = false;
+}
+
+/*
+ * models copy_mm() -> dup_mm(): mm_init(), then dup_mmap() charges the
+ * parent's accountable mappings and copies its page tables (the child's
+ * rss). A dup_mmap failure frees the half-built mm through mmput().
+ */
+int mm_fork(struct mm_sim *sim, int child, int parent, unsigned int fail)
+{
+	struct pcpu_state *s = sim->pcc;
+	struct mm_struct *mm = mm_slot(sim, child), *p;
+
+	if (!mm || mm->live || parent < -1 || parent >= MM_MAX_MMS || fail > MM_FORK_FAIL_MAX)
+		return 1;
+	p = live_mm(sim, parent);
+	pcc_stat(s, forks, 1);
+	memset(mm, 0, sizeof(*mm));
+	s->in_fork = true;
+	s->fail_countdown = fail <= MM_FORK_FAIL_ALLOC5 ? fail : 0;
+	if (mm_init(sim, mm)) {
+		s->fail_countdown = 0;
+		pcc_stat(s, forks_failed, 1);
+		goto out;
+	}
+	s->fail_countdown = 0;
+	mm->live = true;
+	if (fail == MM_FORK_FAIL_DUP_MMAP)
+		goto free_pt;
+	if (p) {
+		if (p->committed && __vm_enough_memory(sim, p->total_vm, (long)p->committed, false))
+			goto free_pt;
+		mm->total_vm = p->total_vm;
+		mm->committed = p->committed;
+		for (int i = 0; i < NR_MM_COUNTERS; i++) {
+			mm->mapped[i] = p->mapped[i];
+			if (p->mapped[i])
+				add_mm_counter(sim, mm, i, (long)p->mapped[i]);
+		}
+	}
+	check_mm_counters(sim, mm, child);
+	goto out;
+free_pt:
+	pcc_stat(s, forks_failed, 1);
+	mmput(sim, mm, child);
+out:
+	s->in_fork = false;
+	_mm_committed_check(sim);
+	_mm_mm_check_ledger(sim);
+	return 0;
+}
+
+int mm_exit(struct mm_sim *sim, int idx)
+{
+	struct mm_struct *mm = live_mm(sim, idx);
+
+	if (!mm)
+		return 1;
+	pcc_stat(sim->pcc, exits, 1);
+	mmput(sim, mm, idx);
+	_mm_committed_check(sim);
+	_mm_mm_check_ledger(sim);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * mmap, brk, munmap
+ * ---------------------------------------------------------------------- */
+
+/* A refused charge (-ENOMEM) is not a skip: the op ran, the kernel said no. */
+int mm_mmap(struct mm_sim *sim, int idx, unsigned long pages, int type, unsigned int flags)
+{
+	struct mm_struct *mm = live_mm(sim, idx);
+
+	if (!mm || type < 0 || type >= NR_MM_COUNTERS)
+		return 1;
+	if (flags & MM_MMAP_BRK)
+		type = MM_ANONPAGES;
+	if (!__vm_enough_memory(sim, mm->total_vm, (long)pages, flags & MM_MMAP_ADMIN)) {
+		mm->total_vm += pages;
+		mm->committed += pages;
+		/* the pages fault in on this CPU */
+		mm->mapped[type] += pages;
+		add_mm_counter(sim, mm, type, (long)pages);
+	}
+	check_mm_counters(sim, mm, idx);
+	_mm_committed_check(sim);
+	return 0;
+}
+
+int mm_munmap(struct mm_sim *sim, int idx, unsigned long pages, int type)
+{
+	struct mm_struct *mm = live_mm(sim, idx);
+	unsigned long n, u;
+
+	if (!mm || type < 0 || type >= NR_MM_COUNTERS)
+		return 1;
+	n = pages < mm->mapped[type] ? pages : mm->mapped[type];
+	u = n < mm->committed ? n : mm->committed;
+	mm->mapped[type] -= n;
+	if (n)
+		add_mm_counter(sim, mm, type, -(long)n);
+	mm->committed -= u;
+	if (u)
+		vm_unacct_memory(sim, (long)u);
+	mm->total_vm -= n < mm->total_vm ? n : mm->total_vm;
+	check_mm_counters(sim, mm, idx);
+	_mm_committed_check(sim);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The ledger, the full check, teardown, stats and the ops
+ * ---------------------------------------------------------------------- */
+
+/*
+ * INV-PCPU-LEAK: the per-cpu allocations alive are exactly those the live
+ * objects own: the ops' counters, vm_committed_as, and per live mm its cid
+ * and its rss counters (one allocation, or four one by one). A failed
+ * init_many leaves nothing behind. INV-PCPU-LIST: every live counter is
+ * listed once and nothing else is.
+ */
+unsigned long _mm_mm_check_ledger(struct mm_sim *sim)
+{
+	struct pcpu_state *s = sim->pcc;
+	long want = 2;
+	unsigned int listed, want_listed = MM_MAX_PCPU_COUNTERS + 1;
+	unsigned long bad = 0;
+
+	for (int i = 0; i < MM_MAX_MMS; i++) {
+		if (!s->mm[i].live)
+			continue;
+		want += 1 + (s->mm[i].rss_one_by_one ? NR_MM_COUNTERS : 1);
+		want_listed += NR_MM_COUNTERS;
+	}
+	if (s->pcpu_live != want) {
+		mm_report_violation(sim, "INV-PCPU-LEAK", -1, -1, mm_current_cpu(), -1, want,
+				    s->pcpu_live,
+				    "per-cpu allocations alive: %ld, the live mms and counters "
+				    "own %ld",
+				    s->pcpu_live, want);
+		bad++;
+	}
+	listed = mm_pcpu_counters_listed(sim);
+	if (listed != want_listed) {
+		mm_report_violation(sim, "INV-PCPU-LIST", -1, -1, mm_current_cpu(), -1, want_listed,
+				    listed, "percpu_counters list holds %u counters, %u are live",
+				    listed, want_listed);
+		bad++;
+	}
+	return bad;
+}
+
+MM_NO_COVERAGE unsigned long _mm_counters_check_full(struct mm_sim *sim)
+{
+	struct pcpu_state *s = sim->pcc;
+	unsigned long bad = 0;
+
+	if (!s)
+		return 0;
+	for (int i = 0; i < MM_MAX_PCPU_COUNTERS; i++)
+		bad += _mm_pcpu_check_counter(sim, &s->ctr[i], "c", i);
+	for (int m = 0; m < MM_MAX_MMS; m++)
+		if (s->mm[m].live)
+			for (int i = 0; i < NR_MM_COUNTERS; i++)
+				bad += _mm_pcpu_check_counter(sim, &s->mm[m].rss_stat[i],
+							      rss_names[i], m);
+	bad += _mm_committed_check(sim);
+	bad += _mm_mm_check_ledger(sim);
+	return bad;
+}
+
+/* The per-input reset: frees the last machine's mms, quietly (no checks). */
+void _mm_mm_teardown_all(struct mm_sim *sim)
+{
+	struct pcpu_state *s = sim->pcc;
+
+	for (int i = 0; i < MM_MAX_MMS; i++) {
+		struct mm_struct *mm = &s->mm[i];
+
+		if (!mm->live)
+			continue;
+		mm_destroy_rss(sim, mm);
+		free_percpu(sim, mm->pcpu_cid);
+		mm->pcpu_cid = NULL;
+		mm->live = false;
+	}
+}
+
+void mm_sim_counter_stats(const struct mm_sim *sim, struct mm_counter_stats *out)
+{
+	const struct pcpu_state *s = sim->pcc;
+
+	memset(out, 0, sizeof(*out));
+	if (!s)
+		return;
+#define GET(f) out->f = atomic_load_explicit(&s->f, memory_order_relaxed)
+	GET(pcpu_adds);
+	GET(pcpu_folds);
+	GET(pcpu_sums);
+	GET(pcpu_sum_cpus_read);
+	GET(committed_adds);
+	GET(committed_folds);
+	GET(vm_enough_refused);
+	GET(pcpu_allocs);
+	GET(pcpu_frees);
+	GET(list_lock_acquisitions);
+	GET(forks);
+	GET(forks_failed);
+	GET(exits);
+	GET(fork_pcpu_allocs);
+	GET(fork_list_locks);
+#undef GET
+}
+
+int _mm_counters_apply_op(struct mm_sim *sim, const struct mm_op *op)
+{
+	unsigned int idx = (unsigned int)op->node;
+
+	switch (op->kind) {
+	case MM_OP_PCPU_ADD:
+		mm_pcpu_add(sim, idx, (int32_t)op->arg, op->gfp);
+		return 0;
+	case MM_OP_PCPU_COMPARE:
+		mm_pcpu_compare(sim, idx, (int32_t)op->arg, op->gfp);
+		return 0;
+	case MM_OP_PCPU_SET:
+		mm_pcpu_set(sim, idx, (int32_t)op->arg);
+		return 0;
+	case MM_OP_PCPU_SYNC:
+		mm_pcpu_sync(sim, idx);
+		return 0;
+	case MM_OP_MMAP:
+		return mm_mmap(sim, op->node, op->arg, op->order, op->gfp);
+	case MM_OP_MUNMAP:
+		return mm_munmap(sim, op->node, op->arg, op->order);
+	case MM_OP_FORK:
+		return mm_fork(sim, op->node, (int)op->arg - 1, op->order);
+	case MM_OP_EXIT:
+		return mm_exit(sim, op->node);
+	case MM_OP_SET_OVERCOMMIT:
+		return mm_set_overcommit_memory(sim, (int)op->arg) ? 1 : 0;
+	default:
+		return 1;
+	}
+}

@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * percpu_counter.c - models lib/percpu_counter.c (6.6+, with init_many):
+ * a global count under a lock plus a small signed local per CPU, folded
+ * into the count when |local| reaches the batch. Reads are cheap and
+ * approximate; sums are exact, take the lock and read every online CPU's
+ * local. Every counter sits on one global list so that a dead CPU's locals
+ * can be folded (percpu_counter_cpu_dead). Seeds 003 and 004 are about the
+ * cost and the accuracy of this trade; the invariants are at the end.
+ *
+ * Locals are written only as their own CPU (mm_current_cpu()) and read by
+ * sums and the dead-CPU fold without synchronisation, as in the kernel:
+ * READ_ONCE/WRITE_ONCE keep that an intended race under ThreadSanitizer.
+ * The counter ops are not in the stress mix: the checks below assume one
+ * thread, or a quiescent machine.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------
+ * The global list and the per-cpu allocator
+ * ---------------------------------------------------------------------- */
+
+static void INIT_LIST_HEAD(struct list_head *h)
+{
+	h->next = h->prev = h;
+}
+
+static void list_add(struct list_head *n, struct list_head *head)
+{
+	n->next = head->next;
+	n->prev = head;
+	head->next->prev = n;
+	head->next = n;
+}
+
+static void list_del(struct list_head *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->next = n->prev = NULL;
+}
+
+#define fbc_of(pos) ((struct percpu_counter *)((char *)(pos)-offsetof(struct percpu_counter, list)))
+
+static void percpu_counters_lock(struct pcpu_state *s)
+{
+	spin_lock(&s->percpu_counters_lock);
+	pcc_stat(s, list_lock_acquisitions, 1);
+	if (s->in_fork)
+		pcc_stat(s, fork_list_locks, 1);
+}
+
+/*
+ * models __alloc_percpu_gfp(): size bytes for each possible CPU, zeroed,
+ * CPU c's area at c * size. One allocation however many counters it holds;
+ * a fork's injected failure makes the Nth one return NULL.
+ */
+void *__alloc_percpu_gfp(struct mm_sim *sim, size_t size)
+{
+	struct pcpu_state *s = sim->pcc;
+	void *p;
+
+	if (s->fail_countdown && --s->fail_countdown == 0)
+		return NULL;
+	p = calloc(sim->nr_cpus, size);
+	if (!p)
+		return NULL;
+	s->pcpu_live++;
+	pcc_stat(s, pcpu_allocs, 1);
+	if (s->in_fork)
+		pcc_stat(s, fork_pcpu_allocs, 1);
+	return p;
+}
+
+void free_percpu(struct mm_sim *sim, void *p)
+{
+	if (!p)
+		return;
+	free(p);
+	sim->pcc->pcpu_live--;
+	pcc_stat(sim->pcc, pcpu_frees, 1);
+}
+
+static unsigned int this_cpu(const struct mm_sim *sim)
+{
+	unsigned int cpu = (unsigned int)mm_current_cpu();
+
+	return cpu < sim->nr_cpus ? cpu : 0;
+}
+
+static inline int32_t *per_cpu_local(const struct percpu_counter *fbc, unsigned int cpu)
+{
+	return &fbc->counters[(size_t)cpu * fbc->stride];
+}
+
+static inline int32_t *per_cpu_maxb(const struct percpu_counter *fbc, unsigned int cpu)
+{
+	return &fbc->maxb[(size_t)cpu * fbc->stride];
+}
+
+/* ------------------------------------------------------------------------
+ * init and destroy
+ * ---------------------------------------------------------------------- */
+
+/*
+ * models __percpu_counter_init_many() (c439d5e8a0de): one per-cpu
+ * allocation for all nr_counters and one locked list insertion for all of
+ * them; on failure fbc[0].counters = NULL, nothing allocated, nothing
+ * listed. Each CPU's area holds the nr_counters locals and then the
+ * checker's maxb shadow of each (so the shadow costs no allocation).
+ */
+int percpu_counter_init_many(struct mm_sim *sim, struct percpu_counter *fbc, int64_t amount,
+			     unsigned int nr_counters)
+{
+	struct pcpu_state *s = sim->pcc;
+	int32_t *counters;
+
+	counters = __alloc_percpu_gfp(sim, 2 * nr_counters * sizeof(*counters));
+	if (!counters) {
+		fbc[0].counters = NULL;
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < nr_counters; i++) {
+		spin_lock_init(&fbc[i].lock);
+		fbc[i].count = amount;
+		fbc[i].counters = counters + i;
+		fbc[i].maxb = counters + nr_counters + i;
+		fbc[i].stride = 2 * nr_counters;
+		fbc[i].truth = amount;
+	}
+	percpu_counters_lock(s);
+	for (unsigned int i = 0; i < nr_counters; i++)
+		list_add(&fbc[i].list, &s->percpu_counters);
+	spin_unlock(&s->percpu_counters_lock);
+	return 0;
+}
+
+/* models percpu_counter_destroy_many(): unlisted under one lock, freed once. */
+void percpu_counter_destroy_many(struct mm_sim *sim, struct percpu_counter *fbc,
+				 unsigned int nr_counters)
+{
+	struct pcpu_state *s = sim->pcc;
+
+	if (!fbc[0].counters)
+		return;
+	percpu_counters_lock(s);
+	for (unsigned int i = 0; i < nr_counters; i++)
+		list_del(&fbc[i].list);
+	spin_unlock(&s->percpu_counters_lock);
+	free_percpu(sim, fbc[0].counters);
+	for (unsigned int i = 0; i < nr_counters; i++) {
+		spin_lock_destroy(&fbc[i].lock);
+		fbc[i].counters = NULL;
+		fbc[i].maxb = NULL;
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * add, read, sum, compare, set, sync
+ * ---------------------------------------------------------------------- */
+
+/*
+ * models percpu_counter_add_batch(): the local absorbs the amount unless
+ * |local + amount| reaches the batch (>=, where vmstat uses >): then all of
+ * it goes to fbc->count under the lock and the local is zero. So a local
+ * never holds more than batch - 1 in magnitude.
+ */
+bool percpu_counter_add_batch(struct mm_sim *sim, struct percpu_counter *fbc, int64_t amount,
+			      int32_t batch)
+{
+	unsigned int cpu = this_cpu(sim);
+	int32_t *pcount = per_cpu_local(fbc, cpu), *pmaxb = per_cpu_maxb(fbc, cpu);
+	int64_t count = READ_ONCE(*pcount) + amount;
+
+	pcc_stat(sim->pcc, pcpu_adds, 1);
+	if (count >= batch || -count >= batch) {
+		spin_lock(&fbc->lock);
+		WRITE_ONCE(fbc->count, fbc->count + count);
+		WRITE_ONCE(*pcount, 0);
+		WRITE_ONCE(*pmaxb, 0);
+		spin_unlock(&fbc->lock);
+		pcc_stat(sim->pcc, pcpu_folds, 1);
+		return true;
+	}
+	WRITE_ONCE(*pcount, (int32_t)count);
+	if (READ_ONCE(*pmaxb) < batch)
+		WRITE_ONCE(*pmaxb, batch);
+	return false;
+}
+
+/* models percpu_counter_add(): the default batch */
+void percpu_counter_add(struct mm_sim *sim, struct percpu_counter *fbc, int64_t amount)
+{
+	percpu_counter_add_batch(sim, fbc, amount, READ_ONCE(sim->pcc->percpu_counter_batch));
+}
+
+/*
+ * models __percpu_counter_sum(): count plus the locals of the online (and
+ * dying) CPUs, under the lock, with no fold. The model has no dying mask:
+ * mm_cpu_offline() clears the online bit and folds in one step under
+ * hotplug_lock, and sums only run where no op is in flight.
+ */
+int64_t __percpu_counter_sum(struct mm_sim *sim, struct percpu_counter *fbc)
+{
+	unsigned long long nr_read = 0;
+	int64_t ret;
+
+	spin_lock(&fbc->lock);
+	ret = fbc->count;
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
+		if (!mm_cpu_is_online(sim, (int)cpu))
+			continue;
+		ret += READ_ONCE(*per_cpu_local(fbc, cpu));
+		nr_read++;
+	}
+	spin_unlock(&fbc->lock);
+	pcc_stat(sim->pcc, pcpu_sums, 1);
+	pcc_stat(sim->pcc, pcpu_sum_cpus_read, nr_read);
+	return ret;
+}
+
+/*
+ * models __percpu_counter_compare(): the approximate count answers when it
+ * is further than batch * num_online_cpus() from rhs, the sum otherwise.
+ */
+int __percpu_counter_compare(struct mm_sim *sim, struct percpu_counter *fbc, int64_t rhs,
+			     int32_t batch)
+{
+	int64_t count = percpu_counter_read(fbc);
+	int64_t d = count - rhs;
+
+	if ((d < 0 ? -d : d) > (int64_t)batch * mm_num_online_cpus(sim))
+		return count > rhs ? 1 : -1;
+	count = __percpu_counter_sum(sim, fbc);
+	return count > rhs ? 1 : count < rhs ? -1 : 0;
+}
+
+/* models percpu_counter_set(): every possible CPU's local is zeroed */
+void percpu_counter_set(struct mm_sim *sim, struct percpu_counter *fbc, int64_t amount)
+{
+	spin_lock(&fbc->lock);
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
+		WRITE_ONCE(*per_cpu_local(fbc, cpu), 0);
+		WRITE_ONCE(*per_cpu_maxb(fbc, cpu), 0);
+	}
+	WRITE_ONCE(fbc->count, amount);
+	spin_unlock(&fbc->lock);
+}
+
+/* models percpu_counter_sync() (0a4954a850b0): folds the local CPU only */
+void percpu_counter_sync(struct mm_sim *sim, struct percpu_counter *fbc)
+{
+	unsigned int cpu = this_cpu(sim);
+	int32_t *pcount = per_cpu_local(fbc, cpu);
+
+	spin_lock(&fbc->lock);
+	WRITE_ONCE(fbc->count, fbc->count + READ_ONCE(*pcount));
+	WRITE_ONCE(*pcount, 0);
+	WRITE_ONCE(*per_cpu_maxb(fbc, cpu), 0);
+	spin_unlock(&fbc->lock);
+}
+
+/* ------------------------------------------------------------------------
+ * CPU hotplug
+ * ---------------------------------------------------------------------- */
+
+/* models compute_batch_value(): max(32, 2 * num_online_cpus()) */
+static void compute_batch_value(struct mm_sim *sim)
+{
+	int nr = (int)mm_num_online_cpus(sim);
+
+	WRITE_ONCE(sim->pcc->percpu_counter_batch, 2 * nr > 32 ? 2 * nr : 32);
+}
+
+void percpu_counter_cpu_online(struct mm_sim *sim, unsigned int cpu)
+{
+	(void)cpu;
+	compute_batch_value(sim);
+}
+
+/*
+ * models percpu_counter_cpu_dead(): the dead CPU's local of every listed
+ * counter goes into its count, or sums (online CPUs only) would lose it.
+ */
+void percpu_counter_cpu_dead(struct mm_sim *sim, unsigned int cpu)
+{
+	struct pcpu_state *s = sim->pcc;
+
+	compute_batch_value(sim);
+	percpu_counters_lock(s);
+	for (struct list_head *pos = s->percpu_counters.next; pos != &s->percpu_counters;
+	     pos = pos->next) {
+		struct percpu_counter *fbc = fbc_of(pos);
+		int32_t *pcount = per_cpu_local(fbc, cpu);
+
+		spin_lock(&fbc->lock);
+		WRITE_ONCE(fbc->count, fbc->count + READ_ONCE(*pcount));
+		WRITE_ONCE(*pcount, 0);
+		WRITE_ONCE(*per_cpu_maxb(fbc, cpu), 0);
+		spin_unlock(&fbc->lock);
+	}
+	spin_unlock(&s->percpu_counters_lock);
+}
+
+/* ------------------------------------------------------------------------
+ * The ops' counters c0..c15 (public API); the ground truth moves first
+ * ---------------------------------------------------------------------- */
+
+static struct percpu_counter *op_counter(const struct mm_sim *sim, unsigned int idx)
+{
+	return idx < MM_MAX_PCPU_COUNTERS ? &sim->pcc->ctr[idx] : NULL;
+}
+
+void mm_pcpu_add(struct mm_sim *sim, unsigned int idx, long long amount, int batch)
+{
+	struct percpu_counter *fbc = op_counter(sim, idx);
+
+	if (!fbc)
+		return;
+	__atomic_fetch_add(&fbc->truth, amount, __ATOMIC_RELAXED);
+	if (batch > 0)
+		percpu_counter_add_batch(sim, fbc, amount, batch);
+	else
+		percpu_counter_add(sim, fbc, amount);
+	_mm_pcpu_check_counter(sim, fbc, "c", (int)idx);
+}
+
+long long mm_pcpu_read(const struct mm_sim *sim, unsigned int idx)
+{
+	const struct percpu_counter *fbc = op_counter(sim, idx);
+
+	return fbc ? percpu_counter_read(fbc) : 0;
+}
+
+long long mm_pcpu_sum(struct mm_sim *sim, unsigned int idx)
+{
+	struct percpu_counter *fbc = op_counter(sim, idx);
+
+	return fbc ? __percpu_counter_sum(sim, fbc) : 0;
+}
+
+/*
+ * INV-PCPU-COMPARE: compare agrees with sign(exact - rhs) whenever the
+ * kernel promises it: when batch * num_online_cpus() covers the drift the
+ * adds since each CPU's last fold allow (sum of maxb - 1). A caller that
+ * compares with a smaller batch than it adds with gets no promise.
+ */
+int mm_pcpu_compare(struct mm_sim *sim, unsigned int idx, long long rhs, int batch)
+{
+	struct percpu_counter *fbc = op_counter(sim, idx);
+	int64_t allowed = 0, exact;
+	int ret, want;
+
+	if (!fbc)
+		return 0;
+	if (batch <= 0)
+		batch = READ_ONCE(sim->pcc->percpu_counter_batch);
+	ret = __percpu_counter_compare(sim, fbc, rhs, batch);
+
+	spin_lock(&fbc->lock);
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
+		int32_t mb = READ_ONCE(*per_cpu_maxb(fbc, cpu));
+		allowed += mb > 0 ? mb - 1 : 0;
+	}
+	exact = READ_ONCE(fbc->truth);
+	spin_unlock(&fbc->lock);
+	want = exact > rhs ? 1 : exact < rhs ? -1 : 0;
+	if (ret != want && allowed <= (int64_t)batch * mm_num_online_cpus(sim))
+		mm_report_violation(sim, "INV-PCPU-COMPARE", -1, -1, mm_current_cpu(), -1, want,
+				    ret,
+				    "c%u: compare(rhs=%lld, batch=%d) = %d, exact %lld (read %lld, "
+				    "drift allowed %lld)",
+				    idx, rhs, batch, ret, (long long)exact,
+				    (long long)percpu_counter_read(fbc), (long long)allowed);
+	_mm_pcpu_check_counter(sim, fbc, "c", (int)idx);
+	return ret;
+}
+
+void mm_pcpu_set(struct mm_sim *sim, unsigned int idx, long long value)
+{
+	struct percpu_counter *fbc = op_counter(sim, idx);
+
+	if (!fbc)
+		return;
+	__atomic_store_n(&fbc->truth, value, __ATOMIC_RELAXED);
+	percpu_counter_set(sim, fbc, value);
+	_mm_pcpu_check_counter(sim, fbc, "c", (int)idx);
+}
+
+void mm_pcpu_sync(struct mm_sim *sim, unsigned int idx)
+{
+	struct percpu_counter *fbc = op_counter(sim, idx);
+
+	if (!fbc)
+		return;
+	percpu_counter_sync(sim, fbc);
+	_mm_pcpu_check_counter(sim, fbc, "c", (int)idx);
+}
+
+int mm_percpu_counter_batch(const struct mm_sim *sim)
+{
+	return READ_ONCE(sim->pcc->percpu_counter_batch);
+}
+
+long mm_pcpu_live_allocs(const struct mm_sim *sim)
+{
+	return sim->pcc->pcpu_live;
+}
+
+/* Bounded: a corrupt list must not hang the checker. */
+unsigned int mm_pcpu_counters_listed(struct mm_sim *sim)
+{
+	struct pcpu_state *s = sim->pcc;
+	unsigned int n = 0;
+
+	spin_lock(&s->percpu_counters_lock);
+	for (struct list_head *pos = s->percpu_counters.next;
+	     pos && pos != &s->percpu_counters && n <= 4096; pos = pos->next)
+		n++;
+	spin_unlock(&s->percpu_counters_lock);
+	return n;
+}
+
+/* ------------------------------------------------------------------------
+ * Invariants
+ * ---------------------------------------------------------------------- */
+
+/*
+ * INV-PCPU-DRIFT: each CPU's |local| <= (largest batch it added with since
+ * its last fold) - 1, so |read - sum| <= the sum of those, which is
+ * (batch - 1) * ncpus while the batch stays put. A batch change leaves the
+ * old locals: the bound is the max batch since each CPU's fold, not the
+ * batch in force (the policy switch to NEVER syncs for that reason; see
+ * INV-COMMIT-DRIFT).
+ * INV-PCPU-SUM: count + the online CPUs' locals (what sum sees) equals the
+ * exact total of every amount added or set, and an offline CPU holds no
+ * local: hotplug must not lose a fold.
+ */
+unsigned long _mm_pcpu_check_counter(struct mm_sim *sim, struct percpu_counter *fbc,
+				     const char *what, int idx)
+{
+	unsigned long bad = 0;
+	int64_t online_sum, truth;
+
+	if (!fbc->counters)
+		return 0;
+	spin_lock(&fbc->lock);
+	online_sum = fbc->count;
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
+		int32_t l = READ_ONCE(*per_cpu_local(fbc, cpu));
+		int32_t mb = READ_ONCE(*per_cpu_maxb(fbc, cpu));
+		int64_t bound = mb > 0 ? mb - 1 : 0;
+		int64_t mag = l < 0 ? -(int64_t)l : l;
+
+		if (mag > bound) {
+			mm_report_violation(sim, "INV-PCPU-DRIFT", -1, -1, (int)cpu, -1, bound, l,
+					    "%s%d: |local| %d above the largest batch since its "
+					    "last fold (%d) - 1",
+					    what, idx, l, mb);
+			bad++;
+		}
+		if (mm_cpu_is_online(sim, (int)cpu))
+			online_sum += l;
+		else if (l) {
+			mm_report_violation(sim, "INV-PCPU-SUM", -1, -1, (int)cpu, -1, 0, l,
+					    "%s%d: offline cpu%u still holds a local of %d", what,
+					    idx, cpu, l);
+			bad++;
+		}
+	}
+	truth = READ_ONCE(fbc->truth);
+	spin_unlock(&fbc->lock);
+	if (online_sum != truth) {
+		mm_report_violation(sim, "INV-PCPU-SUM", -1, -1, -1, -1, truth, online_sum,
+				    "%s%d: count + locals of the online CPUs != every amount "
+				    "added",
+				    what, idx);
+		bad++;
+	}
+	return bad;
+}
+
+/* ------------------------------------------------------------------------
+ * The per-input reset
+ * ---------------------------------------------------------------------- */
+
+/* Frees what the last machine left: its mms, the ops' counters, vm_committed_as. */
+static void pcpu_state_teardown(struct mm_sim *sim)
+{
+	struct pcpu_state *s = sim->pcc;
+
+	_mm_mm_teardown_all(sim);
+	percpu_counter_destroy_many(sim, s->ctr, MM_MAX_PCPU_COUNTERS);
+	percpu_counter_destroy(sim, &s->vm_committed_as);
+}
+
+MM_NO_COVERAGE int _mm_pcpu_state_reset(struct mm_sim *sim)
+{
+	struct pcpu_state *s = sim->pcc;
+
+	if (!s) {
+		s = calloc(1, sizeof(*s));
+		if (!s)
+			return -1;
+		spin_lock_init(&s->percpu_counters_lock);
+		INIT_LIST_HEAD(&s->percpu_counters);
+		sim->pcc = s;
+	} else {
+		pcpu_state_teardown(sim);
+	}
+	s->pcpu_live = 0;
+	s->fail_countdown = 0;
+	s->in_fork = false;
+	memset(s->mm, 0, sizeof(s->mm));
+	INIT_LIST_HEAD(&s->percpu_counters);
+	compute_batch_value(sim);
+	if (percpu_counter_init_many(sim, s->ctr, 0, MM_MAX_PCPU_COUNTERS) ||
+	    _mm_committed_init(sim))
+		return -1;
+	/* Boot's allocations are not the workload's: the figures start here. */
+	atomic_ullong *first = &s->pcpu_adds, *last = &s->fork_list_locks;
+	for (atomic_ullong *c = first; c <= last; c++)
+		atomic_store_explicit(c, 0, memory_order_relaxed);
+	sim->reset_bytes += sizeof(*s) + 2 * sim->nr_cpus * (MM_MAX_PCPU_COUNTERS + 1) * 4;
+	return 0;
+}
+
+void _mm_pcpu_state_destroy(struct mm_sim *sim)
+{
+	if (!sim->pcc)
+		return;
+	pcpu_state_teardown(sim);
+	spin_lock_destroy(&sim->pcc->percpu_counters_lock);
+	free(sim->pcc);
+	sim->pcc = NULL;
+}

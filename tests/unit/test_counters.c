@@ -1,0 +1,413 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_counters.c - percpu_counter, vm_committed_as and the mm rss
+ * counters against values worked out by hand (kernel-semantics.md §5, §6):
+ *
+ *   percpu_counter_batch  = max(32, 2 * online CPUs), on online and dead
+ *   vm_committed_as_batch = max(2 * nr, 32, min(RAM / nr / 256 under NEVER,
+ *                           otherwise RAM / nr / 4, INT_MAX)), nr = present
+ *   add_batch folds when |local + amount| >= batch (not >)
+ *   a dead CPU's locals fold into every listed counter
+ *   init_many: one allocation, one list lock, all or nothing
+ *   check_mm sums: a count that is not zero while the sum is, is no bug
+ */
+#include "common.h"
+#include "internal.h"
+
+#include <limits.h>
+
+/* n CPUs on one node, one Normal zone of 1024 pages */
+static struct mm_sim *counters_sim(unsigned int nr_cpus, const char *variant)
+{
+	struct mm_config cfg;
+
+	cfg_tiny(&cfg, nr_cpus, 10, 9);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 1024, 1024);
+	return variant ? sim_new_variant(&cfg, variant) : sim_new(&cfg);
+}
+
+static struct mm_counter_stats cstats(const struct mm_sim *sim)
+{
+	struct mm_counter_stats st;
+
+	mm_sim_counter_stats(sim, &st);
+	return st;
+}
+
+/* ------------------------------------------------------------------------
+ * Batches
+ * ---------------------------------------------------------------------- */
+
+START_TEST(test_percpu_counter_batch)
+{
+	static const struct {
+		unsigned int cpus;
+		int batch;
+	} grid[] = {
+		{1, 32}, {2, 32}, {16, 32}, {17, 34}, {40, 80}, {64, 128}, {128, 256},
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(grid); i++) {
+		struct mm_sim *sim = counters_sim(grid[i].cpus, NULL);
+		ck_assert_msg(mm_percpu_counter_batch(sim) == grid[i].batch, "%u CPUs: %d, want %d",
+			      grid[i].cpus, mm_percpu_counter_batch(sim), grid[i].batch);
+		mm_sim_destroy(sim);
+	}
+}
+END_TEST
+
+/* 40 CPUs: 80; 3 offline: max(32, 74) = 74; one back: 76. */
+START_TEST(test_percpu_counter_batch_hotplug)
+{
+	struct mm_sim *sim = counters_sim(40, NULL);
+
+	ck_assert_int_eq(mm_percpu_counter_batch(sim), 80);
+	for (int cpu = 1; cpu <= 3; cpu++)
+		ck_assert_int_eq(mm_cpu_offline(sim, cpu), 0);
+	ck_assert_int_eq(mm_percpu_counter_batch(sim), 74);
+	ck_assert_int_eq(mm_cpu_online(sim, 2), 0);
+	ck_assert_int_eq(mm_percpu_counter_batch(sim), 76);
+	/* vm_committed_as follows present CPUs, not online ones: 40 stays 40 */
+	ck_assert_int_eq(mm_vm_committed_as_batch(sim), mm_compute_batch_for(40, 1024, 0));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+#define GB_PAGES(g) ((unsigned long)(g) << (30 - MM_PAGE_SHIFT))
+
+START_TEST(test_committed_batch_grid)
+{
+	static const struct {
+		unsigned int cpus;
+		unsigned long ram;
+		int policy, batch;
+	} grid[] = {
+		/* seed 003: 64 CPUs, 128 GB (33554432 pages): 128 -> 2048 under NEVER */
+		{64, GB_PAGES(128), MM_OVERCOMMIT_NEVER, 2048},
+		{64, GB_PAGES(128), MM_OVERCOMMIT_GUESS, 131072},
+		{64, GB_PAGES(128), MM_OVERCOMMIT_ALWAYS, 131072},
+		/* Tim Chen's box: 40 CPUs; 64 GB = 16777216 pages, / 40 = 419430 */
+		{40, GB_PAGES(64), MM_OVERCOMMIT_NEVER, 1638},
+		{40, GB_PAGES(64), MM_OVERCOMMIT_GUESS, 104857},
+		/* small memory: the 32 and 2 * nr floors */
+		{4, 1024, MM_OVERCOMMIT_NEVER, 32},
+		{4, 1024, MM_OVERCOMMIT_GUESS, 64},
+		{2, 1024, MM_OVERCOMMIT_GUESS, 128},
+		{2, 1024, MM_OVERCOMMIT_NEVER, 32},
+		{256, 1024, MM_OVERCOMMIT_GUESS, 512},
+		{100, GB_PAGES(1), MM_OVERCOMMIT_NEVER, 200},
+		/* 1 CPU, 2^40 pages: 2^38 is clamped to INT_MAX */
+		{1, 1UL << 40, MM_OVERCOMMIT_GUESS, INT_MAX},
+		{1, 1UL << 40, MM_OVERCOMMIT_NEVER, INT_MAX},
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(grid); i++) {
+		int b = mm_compute_batch_for(grid[i].cpus, grid[i].ram, grid[i].policy);
+		ck_assert_msg(b == grid[i].batch, "%u CPUs, %lu pages, policy %d: %d, want %d",
+			      grid[i].cpus, grid[i].ram, grid[i].policy, b, grid[i].batch);
+	}
+}
+END_TEST
+
+/* The model's machine: GUESS at boot, the sysctl recomputes; the variant's 2 * ncpus. */
+START_TEST(test_committed_batch_sim)
+{
+	struct mm_sim *sim = counters_sim(2, NULL);
+
+	ck_assert_int_eq(mm_overcommit_policy(sim), MM_OVERCOMMIT_GUESS);
+	ck_assert_int_eq(mm_vm_committed_as_batch(sim), 128);
+	ck_assert_int_eq(mm_set_overcommit_memory(sim, MM_OVERCOMMIT_NEVER), 0);
+	ck_assert_int_eq(mm_vm_committed_as_batch(sim), 32);
+	ck_assert_int_eq(mm_set_overcommit_memory(sim, 3), -1);
+	ck_assert_int_eq(mm_overcommit_policy(sim), MM_OVERCOMMIT_NEVER);
+	mm_sim_destroy(sim);
+
+	sim = counters_sim(64, "pcpu-batch-2ncpu");
+	ck_assert_int_eq(mm_vm_committed_as_batch(sim), 128);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * add, fold, compare, hotplug
+ * ---------------------------------------------------------------------- */
+
+START_TEST(test_fold_boundary)
+{
+	struct mm_sim *sim = counters_sim(2, NULL);
+
+	mm_set_current_cpu(0);
+	mm_pcpu_add(sim, 0, 7, 8);
+	ck_assert_int_eq(mm_pcpu_read(sim, 0), 0); /* 7 < 8: stays local */
+	mm_pcpu_add(sim, 0, 1, 8);
+	ck_assert_int_eq(mm_pcpu_read(sim, 0), 8); /* 8 >= 8: folds (vmstat would not) */
+	mm_pcpu_add(sim, 0, -7, 8);
+	ck_assert_int_eq(mm_pcpu_read(sim, 0), 8);
+	mm_pcpu_add(sim, 0, -1, 8);
+	ck_assert_int_eq(mm_pcpu_read(sim, 0), 0); /* |-8| >= 8 */
+	ck_assert_uint_eq(cstats(sim).pcpu_folds, 2);
+	ck_assert_uint_eq(cstats(sim).pcpu_adds, 4);
+	/* default batch 32: 31 stays, 32 in one add folds */
+	mm_pcpu_add(sim, 1, 31, 0);
+	ck_assert_int_eq(mm_pcpu_read(sim, 1), 0);
+	ck_assert_int_eq(mm_pcpu_sum(sim, 1), 31);
+	mm_pcpu_add(sim, 2, 32, 0);
+	ck_assert_int_eq(mm_pcpu_read(sim, 2), 32);
+	/* sync folds this CPU only; set zeroes every local */
+	mm_set_current_cpu(1);
+	mm_pcpu_add(sim, 1, 5, 0);
+	mm_pcpu_sync(sim, 1);
+	ck_assert_int_eq(mm_pcpu_read(sim, 1), 5);
+	ck_assert_int_eq(mm_pcpu_sum(sim, 1), 36);
+	mm_pcpu_set(sim, 1, -3);
+	ck_assert_int_eq(mm_pcpu_read(sim, 1), -3);
+	ck_assert_int_eq(mm_pcpu_sum(sim, 1), -3);
+	ck_assert_uint_eq(mm_sim_violations(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* 20 on each of 2 CPUs under batch 32: read 0, sum 40; compare uses the sum within 32 * 2. */
+START_TEST(test_compare)
+{
+	struct mm_sim *sim = counters_sim(2, NULL);
+	unsigned long long sums;
+
+	for (int cpu = 0; cpu < 2; cpu++) {
+		mm_set_current_cpu(cpu);
+		mm_pcpu_add(sim, 3, 20, 32);
+	}
+	ck_assert_int_eq(mm_pcpu_read(sim, 3), 0);
+	sums = cstats(sim).pcpu_sums;
+	ck_assert_int_eq(mm_pcpu_compare(sim, 3, 39, 32), 1);
+	ck_assert_int_eq(mm_pcpu_compare(sim, 3, 40, 32), 0);
+	ck_assert_int_eq(mm_pcpu_compare(sim, 3, 41, 32), -1);
+	ck_assert_uint_eq(cstats(sim).pcpu_sums, sums + 3);
+	/* |0 - (-100)| > 64: the read answers, no sum */
+	ck_assert_int_eq(mm_pcpu_compare(sim, 3, -100, 32), 1);
+	ck_assert_uint_eq(cstats(sim).pcpu_sums, sums + 3);
+	ck_assert_uint_eq(cstats(sim).pcpu_sum_cpus_read, 2 * (sums + 3));
+	ck_assert_uint_eq(mm_sim_violations(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* A dead CPU's local folds into every listed counter: ops', committed, rss. */
+START_TEST(test_hotplug_fold)
+{
+	struct mm_sim *sim = counters_sim(4, NULL);
+
+	mm_set_current_cpu(3);
+	mm_pcpu_add(sim, 5, 20, 0);
+	ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
+	ck_assert_int_eq(mm_mmap(sim, 0, 10, MM_SHMEMPAGES, 0), 0);
+	ck_assert_int_eq(mm_pcpu_read(sim, 5), 0);
+	ck_assert_int_eq(mm_get_mm_counter(sim, 0, MM_SHMEMPAGES), 0);
+	ck_assert_int_eq(mm_vm_committed_read(sim), 0);
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_cpu_offline(sim, 3), 0);
+	ck_assert_int_eq(mm_pcpu_read(sim, 5), 20);
+	ck_assert_int_eq(mm_pcpu_sum(sim, 5), 20);
+	ck_assert_int_eq(mm_get_mm_counter(sim, 0, MM_SHMEMPAGES), 10);
+	ck_assert_int_eq(mm_vm_committed_read(sim), 10);
+	ck_assert_int_eq(mm_exit(sim, 0), 0);
+	ck_assert_int_eq(mm_vm_committed_sum(sim), 0);
+	ck_assert_uint_eq(mm_sim_violations(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * fork, init_many, check_mm
+ * ---------------------------------------------------------------------- */
+
+START_TEST(test_init_many_all_or_nothing)
+{
+	struct mm_sim *sim = counters_sim(2, NULL);
+	long live = mm_pcpu_live_allocs(sim);
+	unsigned int listed = mm_pcpu_counters_listed(sim);
+	struct mm_counter_stats st;
+
+	ck_assert_int_eq(live, 2); /* the ops' counters and vm_committed_as */
+	ck_assert_uint_eq(listed, MM_MAX_PCPU_COUNTERS + 1);
+	/* mm_alloc_cid fails; then init_many fails: nothing stays, nothing listed */
+	for (unsigned int fail = MM_FORK_FAIL_ALLOC1; fail <= 2; fail++) {
+		ck_assert_int_eq(mm_fork(sim, 0, -1, fail), 0);
+		ck_assert(!mm_mm_live(sim, 0));
+		ck_assert_int_eq(mm_pcpu_live_allocs(sim), live);
+		ck_assert_uint_eq(mm_pcpu_counters_listed(sim), listed);
+	}
+	/* a third allocation is never asked for: the fork succeeds */
+	ck_assert_int_eq(mm_fork(sim, 0, -1, 3), 0);
+	ck_assert(mm_mm_live(sim, 0));
+	ck_assert_int_eq(mm_pcpu_live_allocs(sim), live + 2);
+	ck_assert_uint_eq(mm_pcpu_counters_listed(sim), listed + NR_MM_COUNTERS);
+	/* dup_mmap fails: mmput frees the child */
+	ck_assert_int_eq(mm_fork(sim, 1, 0, MM_FORK_FAIL_DUP_MMAP), 0);
+	ck_assert(!mm_mm_live(sim, 1));
+	ck_assert_int_eq(mm_exit(sim, 0), 0);
+	ck_assert_int_eq(mm_pcpu_live_allocs(sim), live);
+	ck_assert_uint_eq(mm_pcpu_counters_listed(sim), listed);
+	st = cstats(sim);
+	ck_assert_uint_eq(st.forks, 4);
+	ck_assert_uint_eq(st.forks_failed, 3);
+	/* made: 0 (cid fails) + 1 (init_many fails) + 2 + 2 (dup_mmap fails) */
+	ck_assert_uint_eq(st.fork_pcpu_allocs, 5);
+	/* two insertions and the failed child's removal in mmput */
+	ck_assert_uint_eq(st.fork_list_locks, 3);
+	ck_assert_uint_eq(mm_sim_violations(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* seed 004's figure: per fork, 2 allocations and 1 list lock vs 5 and 4 */
+START_TEST(test_fork_cost_one_by_one)
+{
+	static const struct {
+		const char *variant;
+		unsigned long long allocs, locks;
+	} want[] = {{NULL, 2, 1}, {"rss-counters-one-by-one", 5, 4}};
+
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		struct mm_sim *sim = counters_sim(2, want[i].variant);
+		struct mm_counter_stats st;
+
+		for (int n = 0; n < 10; n++) {
+			ck_assert_int_eq(mm_fork(sim, 1, -1, 0), 0);
+			ck_assert_int_eq(mm_exit(sim, 1), 0);
+		}
+		st = cstats(sim);
+		ck_assert_uint_eq(st.forks, 10);
+		ck_assert_uint_eq(st.fork_pcpu_allocs, 10 * want[i].allocs);
+		ck_assert_uint_eq(st.fork_list_locks, 10 * want[i].locks);
+		/* one by one, an init failing at the 4th counter unwinds the other 3 */
+		ck_assert_int_eq(mm_fork(sim, 1, -1, want[i].allocs == 5 ? 5 : 2), 0);
+		ck_assert(!mm_mm_live(sim, 1));
+		ck_assert_int_eq(mm_pcpu_live_allocs(sim), 2);
+		ck_assert_uint_eq(mm_sim_violations(sim), 0);
+		mm_sim_destroy(sim);
+	}
+}
+END_TEST
+
+/* 40 anon pages on cpu0 (count 40), -10 on cpu1, -30 at exit on cpu0: sum 0, read 40 */
+static unsigned int exit_spread(const char *variant, struct vrec *vr)
+{
+	struct mm_sim *sim = counters_sim(2, variant);
+	unsigned int n;
+
+	vrec_init(vr);
+	mm_sim_set_violation_handler(sim, vrec_handler, vr);
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
+	ck_assert_int_eq(mm_mmap(sim, 0, 40, MM_ANONPAGES, 0), 0);
+	ck_assert_int_eq(mm_get_mm_counter(sim, 0, MM_ANONPAGES), 40);
+	mm_set_current_cpu(1);
+	ck_assert_int_eq(mm_munmap(sim, 0, 10, MM_ANONPAGES), 0);
+	ck_assert_int_eq(mm_get_mm_counter(sim, 0, MM_ANONPAGES), 40);
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_exit(sim, 0), 0);
+	n = vr->n;
+	mm_sim_destroy(sim);
+	return n;
+}
+
+START_TEST(test_check_mm_sum_vs_read)
+{
+	struct vrec vr;
+
+	ck_assert_uint_eq(exit_spread(NULL, &vr), 0);
+	ck_assert_uint_ne(exit_spread("rss-check-uses-read", &vr), 0);
+	ck_assert(vrec_has(&vr, "INV-RSS-CHECK-AGREES"));
+	ck_assert(!vrec_has(&vr, "INV-RSS-BAD-STATE"));
+}
+END_TEST
+
+/*
+ * NEVER on 1024 pages: limit 512, admin reserve 32, user reserve
+ * min(total_vm / 32, 32). 400 pages: read 400 < 480, admitted; 100 more:
+ * 500 >= 512 - 32 - 400 / 32 = 468, refused and unaccounted.
+ */
+START_TEST(test_overcommit_never)
+{
+	struct mm_sim *sim = counters_sim(2, NULL);
+
+	ck_assert_uint_eq(mm_vm_commit_limit(sim), 512);
+	ck_assert_int_eq(mm_set_overcommit_memory(sim, MM_OVERCOMMIT_NEVER), 0);
+	ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
+	ck_assert_int_eq(mm_mmap(sim, 0, 400, MM_ANONPAGES, 0), 0);
+	ck_assert_int_eq(mm_vm_committed_sum(sim), 400);
+	ck_assert_int_eq(mm_mmap(sim, 0, 100, MM_ANONPAGES, 0), 0);
+	ck_assert_int_eq(mm_vm_committed_sum(sim), 400);
+	ck_assert_uint_eq(cstats(sim).vm_enough_refused, 1);
+	/* CAP_SYS_ADMIN skips the admin reserve: 462 < 512 - 12 */
+	ck_assert_int_eq(mm_mmap(sim, 0, 62, MM_ANONPAGES, MM_MMAP_ADMIN), 0);
+	ck_assert_int_eq(mm_vm_committed_sum(sim), 462);
+	ck_assert_int_eq(mm_get_mm_counter(sim, 0, MM_ANONPAGES), 462);
+	/* GUESS refuses only more than RAM at once */
+	ck_assert_int_eq(mm_set_overcommit_memory(sim, MM_OVERCOMMIT_GUESS), 0);
+	ck_assert_int_eq(mm_vm_enough_memory(sim, 0, 1025, false), -12);
+	ck_assert_int_eq(mm_vm_enough_memory(sim, 0, 1024, false), 0);
+	ck_assert_uint_eq(mm_sim_violations(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* The switch without sync leaves GUESS-sized locals under NEVER. */
+START_TEST(test_policy_switch_no_sync)
+{
+	const char *variants[] = {NULL, "commit-policy-switch-no-sync"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(variants); i++) {
+		struct mm_sim *sim = counters_sim(2, variants[i]);
+		struct vrec vr;
+
+		vrec_init(&vr);
+		mm_sim_set_violation_handler(sim, vrec_handler, &vr);
+		mm_set_current_cpu(1);
+		ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
+		ck_assert_int_eq(mm_mmap(sim, 0, 100, MM_FILEPAGES, 0), 0);
+		ck_assert_int_eq(mm_vm_committed_read(sim), 0);
+		mm_set_current_cpu(0);
+		ck_assert_int_eq(mm_set_overcommit_memory(sim, MM_OVERCOMMIT_NEVER), 0);
+		if (i == 0) {
+			ck_assert_int_eq(mm_vm_committed_read(sim), 100);
+			ck_assert_uint_eq(vr.n, 0);
+		} else {
+			ck_assert_int_eq(mm_vm_committed_read(sim), 0);
+			ck_assert(vrec_has(&vr, "INV-COMMIT-DRIFT"));
+		}
+		mm_sim_destroy(sim);
+	}
+}
+END_TEST
+
+static Suite *counters_suite(void)
+{
+	Suite *s = suite_create("counters");
+	TCase *tc = tcase_create("batch");
+
+	tcase_add_test(tc, test_percpu_counter_batch);
+	tcase_add_test(tc, test_percpu_counter_batch_hotplug);
+	tcase_add_test(tc, test_committed_batch_grid);
+	tcase_add_test(tc, test_committed_batch_sim);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("percpu_counter");
+	tcase_add_test(tc, test_fold_boundary);
+	tcase_add_test(tc, test_compare);
+	tcase_add_test(tc, test_hotplug_fold);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("mm");
+	tcase_add_test(tc, test_init_many_all_or_nothing);
+	tcase_add_test(tc, test_fork_cost_one_by_one);
+	tcase_add_test(tc, test_check_mm_sum_vs_read);
+	tcase_add_test(tc, test_overcommit_never);
+	tcase_add_test(tc, test_policy_switch_no_sync);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(counters_suite());
+}
