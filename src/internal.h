@@ -514,7 +514,14 @@ struct pcpu_state {
 	spinlock_t percpu_counters_lock;
 	struct list_head percpu_counters;
 	int percpu_counter_batch;
-	long pcpu_live;		     /* per-cpu allocations not yet freed (the ledger) */
+	long pcpu_live; /* per-cpu allocations not yet freed (the ledger) */
+	/*
+	 * Freed per-cpu areas kept for reuse, by size: every fuzz input frees
+	 * and re-allocates the same boot counters, and a malloc per input
+	 * costs page faults under ASan. A leaked area is still unreachable.
+	 */
+	void *pcpu_cache[4];
+	size_t pcpu_cache_size[4];
 	unsigned int fail_countdown; /* the Nth next per-cpu allocation fails (0: none) */
 
 	struct percpu_counter vm_committed_as;

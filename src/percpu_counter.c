@@ -17,6 +17,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,30 +60,59 @@ static void percpu_counters_lock(struct pcpu_state *s)
  * CPU c's area at c * size. One allocation however many counters it holds;
  * a fork's injected failure makes the Nth one return NULL.
  */
+/* A per-cpu area: its byte size just before the CPUs' slots. */
+struct pcpu_area {
+	size_t bytes;
+	_Alignas(16) unsigned char data[];
+};
+
 void *__alloc_percpu_gfp(struct mm_sim *sim, size_t size)
 {
 	struct pcpu_state *s = sim->pcc;
-	void *p;
+	size_t bytes = sim->nr_cpus * size;
+	struct pcpu_area *a = NULL;
 
 	if (s->fail_countdown && --s->fail_countdown == 0)
 		return NULL;
-	p = calloc(sim->nr_cpus, size);
-	if (!p)
-		return NULL;
+	for (int i = 0; i < 4 && !a; i++) {
+		if (s->pcpu_cache[i] && s->pcpu_cache_size[i] == bytes) {
+			a = s->pcpu_cache[i];
+			s->pcpu_cache[i] = NULL;
+			memset(a->data, 0, bytes);
+		}
+	}
+	if (!a) {
+		a = calloc(1, sizeof(*a) + bytes);
+		if (!a)
+			return NULL;
+		a->bytes = bytes;
+	}
 	s->pcpu_live++;
 	pcc_stat(s, pcpu_allocs, 1);
 	if (s->in_fork)
 		pcc_stat(s, fork_pcpu_allocs, 1);
-	return p;
+	return a->data;
 }
 
 void free_percpu(struct mm_sim *sim, void *p)
 {
+	struct pcpu_state *s = sim->pcc;
+	struct pcpu_area *a;
+
 	if (!p)
 		return;
-	free(p);
-	sim->pcc->pcpu_live--;
-	pcc_stat(sim->pcc, pcpu_frees, 1);
+	a = (struct pcpu_area *)((unsigned char *)p - offsetof(struct pcpu_area, data));
+	for (int i = 0; i < 4; i++) {
+		if (!s->pcpu_cache[i]) {
+			s->pcpu_cache[i] = a;
+			s->pcpu_cache_size[i] = a->bytes;
+			a = NULL;
+			break;
+		}
+	}
+	free(a);
+	s->pcpu_live--;
+	pcc_stat(s, pcpu_frees, 1);
 }
 
 static unsigned int this_cpu(const struct mm_sim *sim)
@@ -534,6 +564,8 @@ void _mm_pcpu_state_destroy(struct mm_sim *sim)
 	if (!sim->pcc)
 		return;
 	pcpu_state_teardown(sim);
+	for (int i = 0; i < 4; i++)
+		free(sim->pcc->pcpu_cache[i]);
 	spin_lock_destroy(&sim->pcc->percpu_counters_lock);
 	free(sim->pcc);
 	sim->pcc = NULL;

@@ -44,7 +44,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
 		return usage(stdout);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+		if (!strcmp(argv[1], commands[i].name)) {
+			int ret = commands[i].fn(argc - 1, argv + 1);
+			/* Before LeakSanitizer's exit-time report can cut stdio short. */
+			fflush(stdout);
+			return ret;
+		}
 	return cli_usage_error("unknown command '%s' (try 'mmfuzz --help')", argv[1]);
 }
