@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_variant_figures.c - the proof of the variants that are not
+ * correctness bugs but cost: their counted figures, against the fixed
+ * model, with generous floors (the counts are exact; the floors leave room
+ * for a policy tweak, not for the effect to vanish).
+ *
+ *   pcpu-batch-2ncpu        vm_committed_as folds on a brk loop (seed 003)
+ *   rss-counters-one-by-one per-cpu allocations per fork (seed 004)
+ */
+#include "mmcore.h"
+
+#include <check.h>
+#include <stdlib.h>
+
+/* 40 CPUs, 4 GiB: the policy batch under NEVER is 2^20 / 40 / 256 = 102 pages, the
+ * variant's 2 * 40 = 80; a 90-page brk folds only with the variant. */
+#define NCPUS	  40u
+#define PAGES	  (1u << 20)
+#define BRK_PAGES 90u
+#define ROUNDS	  25u
+
+static void apply(struct mm_sim *sim, const struct mm_op *op)
+{
+	ck_assert_msg(mm_apply_op(sim, op, NULL, 0, 0) == 0, "op kind %u skipped", op->kind);
+}
+
+static struct mm_sim *machine(unsigned int ncpus, uint64_t pages, const char *variant)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim = mm_sim_create();
+
+	ck_assert_ptr_nonnull(sim);
+	mm_config_init(&cfg);
+	cfg.cpus_per_node[0] = ncpus;
+	cfg.zones[0][ZONE_NORMAL] = (struct mm_zone_config){0, pages, pages, pages};
+	ck_assert_int_eq(mm_sim_init(sim, &cfg, mm_variant_lookup(variant)), 0);
+	return sim;
+}
+
+/* Folds of vm_committed_as per 1000 brk calls. */
+static double brk_folds(const char *variant)
+{
+	struct mm_sim *sim = machine(NCPUS, PAGES, variant);
+	struct mm_counter_stats c0, c1;
+	struct mm_op op = {.kind = MM_OP_SET_OVERCOMMIT, .arg = MM_OVERCOMMIT_NEVER};
+	unsigned long calls = 0;
+
+	apply(sim, &op);
+	op = (struct mm_op){.kind = MM_OP_FORK, .node = 0};
+	apply(sim, &op);
+	mm_sim_counter_stats(sim, &c0);
+	for (unsigned int r = 0; r < ROUNDS; r++) {
+		for (unsigned int cpu = 0; cpu < NCPUS; cpu++) {
+			struct mm_op grow = {.kind = MM_OP_MMAP,
+					     .order = MM_ANONPAGES,
+					     .cpu = (uint16_t)cpu,
+					     .gfp = MM_MMAP_BRK,
+					     .arg = BRK_PAGES};
+			struct mm_op shrink = {.kind = MM_OP_MUNMAP,
+					       .order = MM_ANONPAGES,
+					       .cpu = (uint16_t)cpu,
+					       .arg = BRK_PAGES};
+			apply(sim, &grow);
+			apply(sim, &shrink);
+			calls += 2;
+		}
+	}
+	mm_sim_counter_stats(sim, &c1);
+	ck_assert_uint_eq(c1.vm_enough_refused, c0.vm_enough_refused);
+	op = (struct mm_op){.kind = MM_OP_EXIT, .node = 0};
+	apply(sim, &op);
+	ck_assert_uint_eq(mm_sim_violations(sim), 0);
+	mm_sim_destroy(sim);
+	return 1000.0 * (double)(c1.committed_folds - c0.committed_folds) / (double)calls;
+}
+
+START_TEST(test_pcpu_batch_2ncpu_folds)
+{
+	double fixed = brk_folds(NULL), before = brk_folds("pcpu-batch-2ncpu");
+
+	/* Exact: 0 and 1000 per 1000 calls; the floor asks for 10x and 500. */
+	ck_assert_msg(before >= 500.0 && before >= 10.0 * fixed,
+		      "pcpu-batch-2ncpu folds %.1f per 1000 brk calls, the policy batch %.1f",
+		      before, fixed);
+}
+END_TEST
+
+/* Per-cpu allocations per fork. */
+static double allocs_per_fork(const char *variant)
+{
+	struct mm_sim *sim = machine(4, 1024, variant);
+	struct mm_counter_stats c0, c1;
+	struct mm_op op = {.kind = MM_OP_FORK, .node = 0};
+	const unsigned int forks = 50;
+
+	apply(sim, &op);
+	mm_sim_counter_stats(sim, &c0);
+	for (unsigned int i = 0; i < forks; i++) {
+		struct mm_op fk = {
+			.kind = MM_OP_FORK, .node = 1, .cpu = (uint16_t)(i % 4), .arg = 1};
+		struct mm_op ex = {.kind = MM_OP_EXIT, .node = 1, .cpu = (uint16_t)((i + 1) % 4)};
+		apply(sim, &fk);
+		apply(sim, &ex);
+	}
+	mm_sim_counter_stats(sim, &c1);
+	ck_assert_uint_eq(mm_sim_violations(sim), 0);
+	mm_sim_destroy(sim);
+	return (double)(c1.fork_pcpu_allocs - c0.fork_pcpu_allocs) / forks;
+}
+
+START_TEST(test_rss_counters_one_by_one_allocs)
+{
+	double many = allocs_per_fork(NULL),
+	       one_by_one = allocs_per_fork("rss-counters-one-by-one");
+
+	/* Exact: 2 and 5 (the rss counters take 1 with init_many, 4 one by one). */
+	ck_assert_msg(one_by_one >= many + 2.0,
+		      "rss-counters-one-by-one: %.2f per-cpu allocations per fork, init_many %.2f",
+		      one_by_one, many);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("variant-figures");
+	TCase *tc = tcase_create("figures");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_pcpu_batch_2ncpu_folds);
+	tcase_add_test(tc, test_rss_counters_one_by_one_allocs);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
