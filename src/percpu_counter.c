@@ -281,10 +281,9 @@ void percpu_counter_set(struct mm_sim *sim, struct percpu_counter *fbc, int64_t 
 	spin_unlock(&fbc->lock);
 }
 
-/* models percpu_counter_sync() (0a4954a850b0): folds the local CPU only */
-void percpu_counter_sync(struct mm_sim *sim, struct percpu_counter *fbc)
+/* Moves cpu's local into the count, under the counter's lock. */
+static void fold_cpu(struct percpu_counter *fbc, unsigned int cpu)
 {
-	unsigned int cpu = this_cpu(sim);
 	int32_t *pcount = per_cpu_local(fbc, cpu);
 
 	spin_lock(&fbc->lock);
@@ -292,6 +291,12 @@ void percpu_counter_sync(struct mm_sim *sim, struct percpu_counter *fbc)
 	WRITE_ONCE(*pcount, 0);
 	WRITE_ONCE(*per_cpu_maxb(fbc, cpu), 0);
 	spin_unlock(&fbc->lock);
+}
+
+/* models percpu_counter_sync() (0a4954a850b0): folds the local CPU only */
+void percpu_counter_sync(struct mm_sim *sim, struct percpu_counter *fbc)
+{
+	fold_cpu(fbc, this_cpu(sim));
 }
 
 /* ------------------------------------------------------------------------
@@ -323,16 +328,8 @@ void percpu_counter_cpu_dead(struct mm_sim *sim, unsigned int cpu)
 	compute_batch_value(sim);
 	percpu_counters_lock(s);
 	for (struct list_head *pos = s->percpu_counters.next; pos != &s->percpu_counters;
-	     pos = pos->next) {
-		struct percpu_counter *fbc = fbc_of(pos);
-		int32_t *pcount = per_cpu_local(fbc, cpu);
-
-		spin_lock(&fbc->lock);
-		WRITE_ONCE(fbc->count, fbc->count + READ_ONCE(*pcount));
-		WRITE_ONCE(*pcount, 0);
-		WRITE_ONCE(*per_cpu_maxb(fbc, cpu), 0);
-		spin_unlock(&fbc->lock);
-	}
+	     pos = pos->next)
+		fold_cpu(fbc_of(pos), cpu);
 	spin_unlock(&s->percpu_counters_lock);
 }
 
