@@ -28,46 +28,19 @@ static void set_buddy_order(struct page *page, unsigned int order)
 static void __add_to_free_list(struct zone *zone, uint64_t pfn, unsigned int order, int mt,
 			       bool tail)
 {
-	struct mm_sim *sim = zone->sim;
 	struct free_area *area = &zone->free_area[order];
-	struct page *page = pfn_to_page(sim, pfn);
-	uint32_t p = (uint32_t)pfn;
 
-	set_buddy_order(page, order);
-	if (area->head[mt] == PFN_NIL) {
-		page->lru.next = page->lru.prev = PFN_NIL;
-		area->tail[mt] = p;
-		WRITE_ONCE(area->head[mt], p);
-	} else if (tail) {
-		page->lru.next = PFN_NIL;
-		page->lru.prev = area->tail[mt];
-		pfn_to_page(sim, area->tail[mt])->lru.next = p;
-		area->tail[mt] = p;
-	} else {
-		page->lru.prev = PFN_NIL;
-		page->lru.next = area->head[mt];
-		pfn_to_page(sim, area->head[mt])->lru.prev = p;
-		WRITE_ONCE(area->head[mt], p);
-	}
+	set_buddy_order(pfn_to_page(zone->sim, pfn), order);
+	pfn_list_add(zone->sim, &area->head[mt], &area->tail[mt], pfn, tail);
 	WRITE_ONCE(area->nr_free, area->nr_free + 1);
 }
 
 /* The caller sets the page's new state. */
 static void __del_page_from_free_list(struct zone *zone, uint64_t pfn, unsigned int order, int mt)
 {
-	struct mm_sim *sim = zone->sim;
 	struct free_area *area = &zone->free_area[order];
-	struct page *page = pfn_to_page(sim, pfn);
 
-	if (page->lru.prev == PFN_NIL)
-		WRITE_ONCE(area->head[mt], page->lru.next);
-	else
-		pfn_to_page(sim, page->lru.prev)->lru.next = page->lru.next;
-	if (page->lru.next == PFN_NIL)
-		area->tail[mt] = page->lru.prev;
-	else
-		pfn_to_page(sim, page->lru.next)->lru.prev = page->lru.prev;
-	page->lru.next = page->lru.prev = PFN_NIL;
+	pfn_list_del(zone->sim, &area->head[mt], &area->tail[mt], pfn);
 	WRITE_ONCE(area->nr_free, area->nr_free - 1);
 }
 

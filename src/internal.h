@@ -388,6 +388,8 @@ static inline int get_pfnblock_migratetype(const struct mm_sim *sim, uint64_t pf
 }
 
 /* page.c */
+void pfn_list_add(struct mm_sim *sim, uint32_t *head, uint32_t *tail, uint64_t pfn, bool at_tail);
+void pfn_list_del(struct mm_sim *sim, uint32_t *head, uint32_t *tail, uint64_t pfn);
 void set_pageblock_migratetype(struct mm_sim *sim, uint64_t pfn, int mt);
 void change_pageblock_range(struct mm_sim *sim, uint64_t pfn, unsigned int order, int mt);
 const char *_mm_page_state_name(int state);

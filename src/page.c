@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * page.c - the memmap's pageblock flags: three migratetype bits and the
- * compaction skip bit per pageblock, as the kernel's pageblock_flags.
+ * page.c - the memmap: pageblock flags (three migratetype bits and the
+ * compaction skip bit per pageblock, as the kernel's pageblock_flags) and
+ * the pfn-linked lists that free_area and the pcp lists are made of.
  */
 #include "internal.h"
 
@@ -27,4 +28,45 @@ void change_pageblock_range(struct mm_sim *sim, uint64_t pfn, unsigned int order
 
 	for (uint64_t i = 0; i < nr; i++)
 		set_pageblock_migratetype(sim, pfn + (i << sim->pageblock_order), mt);
+}
+
+/*
+ * The free_area and pcp lists: doubly linked through the pages' lru links,
+ * by pfn. head is WRITE_ONCE: free_area_empty() reads it without the lock.
+ */
+void pfn_list_add(struct mm_sim *sim, uint32_t *head, uint32_t *tail, uint64_t pfn, bool at_tail)
+{
+	struct page *page = pfn_to_page(sim, pfn);
+	uint32_t p = (uint32_t)pfn;
+
+	if (*head == PFN_NIL) {
+		page->lru.next = page->lru.prev = PFN_NIL;
+		*tail = p;
+		WRITE_ONCE(*head, p);
+	} else if (at_tail) {
+		page->lru.next = PFN_NIL;
+		page->lru.prev = *tail;
+		pfn_to_page(sim, *tail)->lru.next = p;
+		*tail = p;
+	} else {
+		page->lru.prev = PFN_NIL;
+		page->lru.next = *head;
+		pfn_to_page(sim, *head)->lru.prev = p;
+		WRITE_ONCE(*head, p);
+	}
+}
+
+void pfn_list_del(struct mm_sim *sim, uint32_t *head, uint32_t *tail, uint64_t pfn)
+{
+	struct page *page = pfn_to_page(sim, pfn);
+
+	if (page->lru.prev == PFN_NIL)
+		WRITE_ONCE(*head, page->lru.next);
+	else
+		pfn_to_page(sim, page->lru.prev)->lru.next = page->lru.next;
+	if (page->lru.next == PFN_NIL)
+		*tail = page->lru.prev;
+	else
+		pfn_to_page(sim, page->lru.next)->lru.prev = page->lru.prev;
+	page->lru.next = page->lru.prev = PFN_NIL;
 }

@@ -179,37 +179,12 @@ void _mm_pcp_init_zone(struct zone *zone)
 static void pcp_list_add(struct per_cpu_pages *pcp, struct mm_sim *sim, int pindex, uint64_t pfn,
 			 bool tail)
 {
-	struct page *page = pfn_to_page(sim, pfn);
-	uint32_t p = (uint32_t)pfn;
-
-	if (pcp->head[pindex] == PFN_NIL) {
-		page->lru.next = page->lru.prev = PFN_NIL;
-		pcp->head[pindex] = pcp->tail[pindex] = p;
-	} else if (tail) {
-		page->lru.next = PFN_NIL;
-		page->lru.prev = pcp->tail[pindex];
-		pfn_to_page(sim, pcp->tail[pindex])->lru.next = p;
-		pcp->tail[pindex] = p;
-	} else {
-		page->lru.prev = PFN_NIL;
-		page->lru.next = pcp->head[pindex];
-		pfn_to_page(sim, pcp->head[pindex])->lru.prev = p;
-		pcp->head[pindex] = p;
-	}
+	pfn_list_add(sim, &pcp->head[pindex], &pcp->tail[pindex], pfn, tail);
 }
 
 static void pcp_list_del(struct per_cpu_pages *pcp, struct mm_sim *sim, int pindex, uint64_t pfn)
 {
-	struct page *page = pfn_to_page(sim, pfn);
-
-	if (page->lru.prev == PFN_NIL)
-		pcp->head[pindex] = page->lru.next;
-	else
-		pfn_to_page(sim, page->lru.prev)->lru.next = page->lru.next;
-	if (page->lru.next == PFN_NIL)
-		pcp->tail[pindex] = page->lru.prev;
-	else
-		pfn_to_page(sim, page->lru.next)->lru.prev = page->lru.prev;
+	pfn_list_del(sim, &pcp->head[pindex], &pcp->tail[pindex], pfn);
 }
 
 static void mark_pcp_page(struct page *page, unsigned int order, unsigned int cpu)
