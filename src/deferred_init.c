@@ -94,6 +94,7 @@ void page_alloc_init_late(struct mm_sim *sim)
 	if (!sim->user_min_free_kbytes)
 		sim->min_free_kbytes = calculate_min_free_kbytes(sim);
 	__setup_per_zone_wmarks(sim);
+	refresh_zone_stat_thresholds(sim);
 	setup_per_zone_lowmem_reserve(sim);
 	if (!sim->policy.pcp_no_recalc_after_deferred_init)
 		for_each_zone(sim, z)

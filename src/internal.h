@@ -115,6 +115,12 @@ struct per_cpu_pages {
 	atomic_long nr_allocated;
 } __attribute__((aligned(64))); /* one CPU's lists share no cache line with another's */
 
+/* models struct per_cpu_zonestat: a CPU's counter diffs for a zone */
+struct per_cpu_zonestat {
+	int8_t vm_stat_diff[NR_VM_ZONE_STAT_ITEMS];
+	int8_t stat_threshold;
+};
+
 /* zone->flags bits */
 #define ZONE_BELOW_HIGH	    0x1u
 #define ZONE_RECLAIM_ACTIVE 0x2u
@@ -152,6 +158,9 @@ struct zone {
 	int pageset_high_min, pageset_high_max, pageset_batch;
 	bool pcp_disabled; /* zone_pcp_disable() until zone_pcp_enable() */
 
+	struct per_cpu_zonestat *per_cpu_zonestats; /* nr_cpus entries, NULL if unpopulated */
+	unsigned long percpu_drift_mark;	    /* 0: the estimate is always trusted */
+
 	/* deferred struct page init: pfns below this are initialised */
 	uint64_t first_deferred_pfn;
 };
@@ -174,6 +183,9 @@ struct mm_policy {
 	/* pcp sizing (models zone_batchsize() and zone_highsize()) */
 	int (*zone_batchsize)(unsigned long managed);
 	int (*zone_highsize)(unsigned long total_pages, int batch, int nr_split_cpus);
+	/* vmstat thresholds (models calculate_normal/pressure_threshold()) */
+	int (*normal_threshold)(const struct zone *zone);
+	int (*pressure_threshold)(const struct zone *zone);
 	bool pcp_no_recalc_after_deferred_init; /* seed 000: sizing stays at boot values */
 
 	int buddy_no_merge_order;    /* -1: merge at every order */
@@ -239,6 +251,8 @@ struct mm_sim {
 	unsigned int percpu_pagelist_high_fraction;
 	struct per_cpu_pages *pcp_buf; /* zones x cpus */
 	size_t pcp_cap;
+	struct per_cpu_zonestat *zonestat_buf; /* zones x cpus */
+	size_t zonestat_cap;
 	bool deferred_pending; /* deferred init has not completed */
 
 	unsigned int min_free_kbytes;
@@ -435,6 +449,12 @@ void page_alloc_cpu_dead(struct mm_sim *sim, unsigned int cpu);
 void page_alloc_cpu_online(struct mm_sim *sim, unsigned int cpu);
 unsigned long _mm_pcp_check_zone(struct zone *zone);
 unsigned long _mm_pcp_check_sizing(struct zone *zone);
+
+/* vmstat.c */
+int calculate_normal_threshold(const struct zone *zone);
+int calculate_pressure_threshold(const struct zone *zone);
+void refresh_zone_stat_thresholds(struct mm_sim *sim);
+void _mm_vmstat_init_zone(struct zone *zone);
 
 /* deferred_init.c */
 void _mm_deferred_init_layout(struct mm_sim *sim);

@@ -262,11 +262,14 @@ struct mm_zone_info {
 int mm_zone_info(const struct mm_sim *sim, int node, enum zone_type zt, struct mm_zone_info *out);
 struct mm_pcp_info {
 	int count, high, high_min, high_max, batch;
+	int stat_threshold; /* the CPU's vmstat threshold for the zone */
 };
 /* One CPU's pageset for a zone; -1 if the zone has none. */
 int mm_pcp_info(const struct mm_sim *sim, int node, enum zone_type zt, int cpu,
 		struct mm_pcp_info *out);
 unsigned int mm_sim_min_free_kbytes(const struct mm_sim *sim);
+/* zone->percpu_drift_mark: 0 when the CPUs cannot drift past low - min. */
+unsigned long mm_zone_drift_mark(const struct mm_sim *sim, int node, enum zone_type zt);
 
 struct mm_stats {
 	unsigned long long zone_lock_acquisitions;

@@ -595,6 +595,7 @@ int mm_pcp_info(const struct mm_sim *sim, int node, enum zone_type zt, int cpu,
 	out->high_min = READ_ONCE(pcp->high_min);
 	out->high_max = READ_ONCE(pcp->high_max);
 	out->batch = READ_ONCE(pcp->batch);
+	out->stat_threshold = READ_ONCE(z->per_cpu_zonestats[cpu].stat_threshold);
 	return 0;
 }
 

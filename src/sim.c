@@ -43,6 +43,7 @@ void mm_sim_destroy(struct mm_sim *sim)
 	destroy_pcp_locks(sim);
 	free(sim->pcp_buf);
 	free(sim->cpu_stats);
+	free(sim->zonestat_buf);
 	free(sim->pgdat_buf);
 	free(sim->mem_map);
 	free(sim->pageblock_flags);
@@ -68,6 +69,21 @@ static int reserve_pcp(struct mm_sim *sim, size_t n)
 		spin_lock_init(&p[i].lock);
 	sim->pcp_buf = p;
 	sim->pcp_cap = n;
+	return 0;
+}
+
+static int reserve_zonestats(struct mm_sim *sim, size_t n)
+{
+	struct per_cpu_zonestat *z;
+
+	if (n <= sim->zonestat_cap)
+		return 0;
+	z = calloc(n, sizeof(*z));
+	if (!z)
+		return -1;
+	free(sim->zonestat_buf);
+	sim->zonestat_buf = z;
+	sim->zonestat_cap = n;
 	return 0;
 }
 
@@ -133,8 +149,10 @@ static void zone_init(struct mm_sim *sim, struct zone *z, int node, enum zone_ty
 	z->present_pages = zc->present;
 	z->first_deferred_pfn = zc->start_pfn + zc->managed;
 	_mm_free_area_init(z);
-	if (zc->present)
+	if (zc->present) {
 		z->per_cpu_pageset = &sim->pcp_buf[(size_t)z->zone_id * sim->nr_cpus];
+		z->per_cpu_zonestats = &sim->zonestat_buf[(size_t)z->zone_id * sim->nr_cpus];
+	}
 	sim->reset_bytes += sizeof(*z);
 }
 
@@ -219,6 +237,7 @@ int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
 	sim->max_pfn = mm_config_max_pfn(cfg);
 	if (reserve_buffers(sim, sim->max_pfn, cfg->nr_nodes) ||
 	    reserve_pcp(sim, (size_t)cfg->nr_nodes * MAX_NR_ZONES * mm_config_nr_cpus(cfg)) ||
+	    reserve_zonestats(sim, (size_t)cfg->nr_nodes * MAX_NR_ZONES * mm_config_nr_cpus(cfg)) ||
 	    reserve_cpu_stats(sim, mm_config_nr_cpus(cfg)))
 		return -1;
 
@@ -239,7 +258,9 @@ int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
 	for_each_zone(sim, z) {
 		if (z->per_cpu_pageset) {
 			_mm_pcp_init_zone(z);
-			sim->reset_bytes += sim->nr_cpus * sizeof(struct per_cpu_pages);
+			_mm_vmstat_init_zone(z);
+			sim->reset_bytes += sim->nr_cpus * (sizeof(struct per_cpu_pages) +
+							    sizeof(struct per_cpu_zonestat));
 		}
 	}
 	init_per_zone_wmark_min(sim);

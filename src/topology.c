@@ -64,6 +64,7 @@ int mm_cpu_online(struct mm_sim *sim, int cpu)
 		atomic_store_explicit(&sim->cpu_online[cpu], true, memory_order_release);
 		atomic_fetch_add_explicit(&sim->nr_online, 1, memory_order_release);
 		page_alloc_cpu_online(sim, (unsigned int)cpu);
+		refresh_zone_stat_thresholds(sim); /* vmstat_cpu_online() */
 		percpu_counter_cpu_online(sim, (unsigned int)cpu);
 		ret = 0;
 	}
@@ -84,6 +85,7 @@ int mm_cpu_offline(struct mm_sim *sim, int cpu)
 		atomic_store_explicit(&sim->cpu_online[cpu], false, memory_order_release);
 		atomic_fetch_sub_explicit(&sim->nr_online, 1, memory_order_release);
 		page_alloc_cpu_dead(sim, (unsigned int)cpu);
+		refresh_zone_stat_thresholds(sim); /* vmstat_cpu_dead() */
 		percpu_counter_cpu_dead(sim, (unsigned int)cpu);
 		ret = 0;
 	}

@@ -140,6 +140,7 @@ void init_per_zone_wmark_min(struct mm_sim *sim)
 	if (!sim->user_min_free_kbytes)
 		sim->min_free_kbytes = calculate_min_free_kbytes(sim);
 	setup_per_zone_wmarks(sim);
+	refresh_zone_stat_thresholds(sim);
 	setup_per_zone_lowmem_reserve(sim);
 }
 

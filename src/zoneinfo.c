@@ -395,7 +395,7 @@ static void print_pagesets(FILE *f, const struct mm_sim *sim, const struct mm_zo
 			"              high_min: %d\n"
 			"              high_max: %d\n",
 			cpu, pi.count, pi.high, pi.batch, pi.high_min, pi.high_max);
-		/* "  vm stats threshold: N" goes here (CONFIG_SMP), once the model has one. */
+		fprintf(f, "  vm stats threshold: %d\n", pi.stat_threshold);
 	}
 }
 

@@ -518,12 +518,15 @@ START_TEST(test_print_pagesets)
 				    "              batch:    15\n"
 				    "              high_min: 160\n"
 				    "              high_max: 4096\n"
+				    /* 2 * fls(2) * (1 + fls(65536 >> 15)) = 12 */
+				    "  vm stats threshold: 12\n"
 				    "    cpu: 1\n"
 				    "              count:    14\n"
 				    "              high:     175\n"
 				    "              batch:    15\n"
 				    "              high_min: 160\n"
 				    "              high_max: 4096\n"
+				    "  vm stats threshold: 12\n"
 				    "  start_pfn:           0\n"
 				    "Node 0, zone  Movable\n";
 	static const char want1[] = "        protection: (0, 0, 0, 0, 0)\n"
@@ -534,6 +537,8 @@ START_TEST(test_print_pagesets)
 				    "              batch:    15\n"
 				    "              high_min: 321\n"
 				    "              high_max: 8192\n"
+				    /* one CPU online: 2 * fls(1) * (1 + fls(2)) = 6 */
+				    "  vm stats threshold: 6\n"
 				    "  start_pfn:           0\n"
 				    "Node 0, zone  Movable\n";
 	struct mm_config cfg;
