@@ -180,8 +180,6 @@ int main(void)
 {
 	Suite *s = suite_create("vmstat");
 	TCase *tc = tcase_create("thresholds");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_normal_threshold_table);
 	tcase_add_test(tc, test_pressure_threshold);
@@ -189,9 +187,5 @@ int main(void)
 	tcase_add_test(tc, test_refresh_on_hotplug);
 	tcase_add_test(tc, test_sample_thresholds);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

@@ -8,6 +8,7 @@
  *   pcpu-batch-2ncpu        vm_committed_as folds on a brk loop (seed 003)
  *   rss-counters-one-by-one per-cpu allocations per fork (seed 004)
  */
+#include "../unit/common.h"
 #include "mmcore.h"
 
 #include <check.h>
@@ -125,15 +126,9 @@ int main(void)
 {
 	Suite *s = suite_create("variant-figures");
 	TCase *tc = tcase_create("figures");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_pcpu_batch_2ncpu_folds);
 	tcase_add_test(tc, test_rss_counters_one_by_one_allocs);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }
