@@ -1,17 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_vmstat.c - the vmstat thresholds: calculate_normal_threshold() and
- * calculate_pressure_threshold() against values worked out by hand, the
- * real /proc/zoneinfo sample's "vm stats threshold" lines, refresh on CPU
- * hotplug, and the percpu_drift_mark rule.
+ * calculate_pressure_threshold() against values worked out by hand,
+ * refresh on CPU hotplug, and the percpu_drift_mark rule. The real
+ * /proc/zoneinfo samples' "vm stats threshold" lines are checked with the
+ * rest of their pagesets in test_zoneinfo.c.
  */
 #include "common.h"
 #include "internal.h"
 
 #include <check.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 static struct mm_sim *normal_machine(unsigned int cpus, uint64_t pages, unsigned int mfk)
 {
@@ -115,67 +114,6 @@ START_TEST(test_refresh_on_hotplug)
 }
 END_TEST
 
-static char *read_all(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	ck_assert_ptr_nonnull(buf);
-	ck_assert_int_eq(fread(buf, 1, (size_t)n, f), n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
-/* The kernel's own printed thresholds (6.18, 2 CPUs): DMA 4, DMA32 24, Normal 16. */
-START_TEST(test_sample_thresholds)
-{
-	const char *dir =
-		getenv("MMFUZZ_SHARED_DIR") ? getenv("MMFUZZ_SHARED_DIR") : MMFUZZ_SHARED_DIR;
-	char path[512], err[200];
-	struct mm_config cfg;
-	struct mm_sim *sim;
-	int checked = 0;
-
-	snprintf(path, sizeof(path), "%s/data/zoneinfo/x86-2cpu-1node-6.18.txt", dir);
-	char *text = read_all(path);
-	ck_assert_msg(mm_config_from_zoneinfo(text, 2, NULL, 0, &cfg, err, sizeof(err)) == 0, "%s",
-		      err);
-	cfg.min_free_kbytes = 67584;
-	sim = sim_new(&cfg);
-	/* Walk the sample: each zone header, then its "vm stats threshold:" lines in CPU order. */
-	enum zone_type zt = MAX_NR_ZONES;
-	int cpu = 0;
-	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-		char name[32];
-		int node, v;
-		if (sscanf(line, "Node %d, zone %31s", &node, name) == 2) {
-			for (zt = 0; zt < MAX_NR_ZONES; zt++)
-				if (!strcmp(name, mm_zone_name(zt)))
-					break;
-			cpu = 0;
-		} else if (sscanf(line, " vm stats threshold: %d", &v) == 1) {
-			struct mm_pcp_info pi;
-			ck_assert_int_lt(zt, MAX_NR_ZONES);
-			ck_assert_int_eq(mm_pcp_info(sim, 0, zt, cpu, &pi), 0);
-			ck_assert_msg(pi.stat_threshold == v, "%s cpu %d: model %d, kernel %d",
-				      mm_zone_name(zt), cpu, pi.stat_threshold, v);
-			cpu++;
-			checked++;
-		}
-	}
-	ck_assert_int_eq(checked, 6);
-	mm_sim_destroy(sim);
-	free(text);
-}
-END_TEST
-
 int main(void)
 {
 	Suite *s = suite_create("vmstat");
@@ -185,7 +123,6 @@ int main(void)
 	tcase_add_test(tc, test_pressure_threshold);
 	tcase_add_test(tc, test_drift_mark);
 	tcase_add_test(tc, test_refresh_on_hotplug);
-	tcase_add_test(tc, test_sample_thresholds);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

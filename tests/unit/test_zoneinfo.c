@@ -87,6 +87,7 @@ struct expected_pcp {
 	int line; /* 0: no "cpu: N" line for this CPU */
 	bool have[NR_PCP_KEYS];
 	long val[NR_PCP_KEYS];
+	int stat_threshold; /* "vm stats threshold:" after the pageset; -1: none */
 };
 
 /* What the kernel printed for one zone: parsed here, apart from the code under test. */
@@ -159,7 +160,15 @@ static void parse_expected(const char *text, const char *path,
 			ck_assert_msg(!cpu->line, "%s:%d: cpu %d twice in one zone", path, lineno,
 				      c);
 			cpu->line = lineno;
+			cpu->stat_threshold = -1;
 			cur->nr_pcp_cpus++;
+			continue;
+		}
+		if (!strcmp(key, "vm")) {
+			int th;
+			ck_assert_msg(cpu && sscanf(line + used, " stats threshold: %d", &th) == 1,
+				      "%s:%d: bad 'vm stats threshold' line", path, lineno);
+			cpu->stat_threshold = th;
 			continue;
 		}
 		for (int k = 0; k < NR_PCP_KEYS; k++) {
@@ -170,7 +179,7 @@ static void parse_expected(const char *text, const char *path,
 				      "%s:%d: bad '%s' value", path, lineno, key);
 			cpu->have[k] = true;
 		}
-		/* "vm stats threshold:", "node_unreclaimable:" and the like end no pageset */
+		/* "node_unreclaimable:" and the like end no pageset */
 		if (!strcmp(key, "protection:")) {
 			const char *p = line + used;
 			char *end;
@@ -310,12 +319,11 @@ START_TEST(test_sample_watermarks)
 END_TEST
 
 /*
- * Every pageset the kernel printed: batch, high_min and high_max equal the
- * model's on that CPU exactly. high and count are runtime state: high is 0
- * until a CPU's list is first used (the sample's DMA zone shows 0), so the
- * model's fresh machine has high 0 and count 0 on every CPU; where the
- * kernel's high had moved, it lies in [high_min, high_max], and so does the
- * model's once the CPU has allocated from the zone.
+ * Every pageset the kernel printed: batch, high_min, high_max and the vm
+ * stats threshold that follows it equal the model's on that CPU exactly. high and count are runtime
+ * state: high is 0 until a CPU's list is first used (the sample's DMA zone shows 0), so the model's
+ * fresh machine has high 0 and count 0 on every CPU; where the kernel's high had moved, it lies in
+ * [high_min, high_max], and so does the model's once the CPU has allocated from the zone.
  */
 START_TEST(test_sample_pagesets)
 {
@@ -369,6 +377,14 @@ START_TEST(test_sample_pagesets)
 				ck_assert_msg(mm_pcp_info(sim, n, zt, c, &pi) == 0,
 					      "%s:%d: the model has no node %d %s cpu %d", path,
 					      k->line, n, zname, c);
+				ck_assert_msg(k->stat_threshold >= 0,
+					      "%s:%d: cpu %d has no 'vm stats threshold' line",
+					      path, k->line, c);
+				if (pi.stat_threshold != k->stat_threshold)
+					note(report, sizeof(report),
+					     "\n  node %d %s cpu %d vm stats threshold: kernel %d, "
+					     "model %d",
+					     n, zname, c, k->stat_threshold, pi.stat_threshold);
 				if (pi.batch != k->val[PCP_BATCH] ||
 				    pi.high_min != k->val[PCP_HIGH_MIN] ||
 				    pi.high_max != k->val[PCP_HIGH_MAX])
