@@ -508,6 +508,20 @@ long mm_exec_run(struct mm_exec *ex, const struct mm_prog *p, const struct mm_ex
 unsigned long mm_exec_skipped(const struct mm_exec *ex);
 struct mm_sim *mm_exec_sim(struct mm_exec *ex);
 
+/* ------------------------------------------------------------------------
+ * Deterministic randomness for the harnesses and tests (splitmix64): the
+ * same seed gives the same stream on every machine, so every run replays.
+ * ---------------------------------------------------------------------- */
+
+static inline uint64_t mm_splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -70,33 +70,16 @@ static void count_violation(const struct mm_violation *v, void *arg)
 	}
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
 /* Runs round(ctx) until seconds have passed (at least once); returns the time. */
 static double time_rounds(void (*round)(void *), void *ctx, double seconds, unsigned long *rounds)
 {
 	unsigned long n = 0;
-	double t0 = now(), t;
+	double t0 = cli_now(), t;
 
 	do {
 		round(ctx);
 		n++;
-		t = now() - t0;
+		t = cli_now() - t0;
 	} while (t < seconds);
 	*rounds = n;
 	return t;
@@ -212,7 +195,7 @@ static int bench_pairs(double seconds)
 		for (uint32_t i = 0; i < c.n; i++)
 			perm[i] = i;
 		for (uint32_t i = c.n - 1; i > 0; i--) {
-			uint32_t j = (uint32_t)(splitmix64(&seed) % (i + 1));
+			uint32_t j = (uint32_t)(mm_splitmix64(&seed) % (i + 1));
 			uint32_t t = perm[i];
 			perm[i] = perm[j];
 			perm[j] = t;
@@ -308,7 +291,7 @@ static int seed000_row(struct mm_sim *sim, const char *variant, long long *pfn, 
 	mm_deferred_init_complete(sim);
 	mm_sim_stats(sim, &st);
 	unsigned long long locks0 = st.zone_lock_acquisitions;
-	double t0 = now();
+	double t0 = cli_now();
 	for (unsigned int r = 0; r < S0_ROUNDS; r++) {
 		for (unsigned int cpu = 0; cpu < S0_NODES * S0_CPUS; cpu++) {
 			mm_set_current_cpu((int)cpu);
@@ -322,7 +305,7 @@ static int seed000_row(struct mm_sim *sim, const char *variant, long long *pfn, 
 			page_ops += 2 * S0_WORKING_SET;
 		}
 	}
-	double t = now() - t0;
+	double t = cli_now() - t0;
 	mm_sim_stats(sim, &st);
 	mm_pcp_info(sim, 0, ZONE_NORMAL, 0, &pi);
 	if (failed) {
@@ -427,7 +410,7 @@ static int seed003_row(struct mm_sim *sim, unsigned int ncpus, const char *varia
 	}
 	int batch = mm_vm_committed_as_batch(sim);
 	mm_sim_counter_stats(sim, &c0);
-	double t0 = now();
+	double t0 = cli_now();
 	for (unsigned int r = 0; r < S3_ROUNDS; r++) {
 		for (unsigned int cpu = 0; cpu < ncpus; cpu++) {
 			struct mm_op grow = {.kind = MM_OP_MMAP,
@@ -444,7 +427,7 @@ static int seed003_row(struct mm_sim *sim, unsigned int ncpus, const char *varia
 			calls += 2;
 		}
 	}
-	double t = now() - t0;
+	double t = cli_now() - t0;
 	mm_sim_counter_stats(sim, &c1);
 	op = (struct mm_op){.kind = MM_OP_EXIT, .node = 0};
 	if (s3_apply(sim, &op))
@@ -556,7 +539,7 @@ static int seed004_row(struct mm_sim *sim, const char *variant)
 	if (s4_apply(sim, &op))
 		return -1;
 	mm_sim_counter_stats(sim, &c0);
-	double t0 = now();
+	double t0 = cli_now();
 	for (unsigned int i = 0; i < S4_FORKS; i++) {
 		uint16_t cpu = (uint16_t)(i % ncpus), next = (uint16_t)((i + 1) % ncpus);
 		/* m1 from m0 (arg: the parent + 1) */
@@ -570,7 +553,7 @@ static int seed004_row(struct mm_sim *sim, const char *variant)
 		if (s4_apply(sim, &fk) || s4_apply(sim, &tch) || s4_apply(sim, &ex))
 			return -1;
 	}
-	double t = now() - t0;
+	double t = cli_now() - t0;
 	mm_sim_counter_stats(sim, &c1);
 	unsigned long long forks = c1.forks - c0.forks, exits = c1.exits - c0.exits;
 	if (forks != S4_FORKS || exits != S4_FORKS || c1.forks_failed != c0.forks_failed) {
@@ -633,7 +616,7 @@ static int make_inputs(struct inputs *in)
 	mm_prog_init(&p);
 	for (unsigned int i = 0; i < BENCH_INPUTS; i++) {
 		for (unsigned int b = 0; b < BENCH_INPUT_LEN; b += 8) {
-			uint64_t x = splitmix64(&seed);
+			uint64_t x = mm_splitmix64(&seed);
 			memcpy(&in->data[i][b], &x, 8);
 		}
 		if (mm_decode(in->data[i], BENCH_INPUT_LEN, &in->lim, &p)) {

@@ -25,6 +25,8 @@ bool cli_is_text(const uint8_t *data, size_t len);
 int cli_load_prog(const char *path, struct mm_prog *p);
 /* Resolves --variant NAME or MMFUZZ_VARIANT; -2 (after a message) if unknown. */
 int cli_variant(const char *flag_value);
+/* CLOCK_MONOTONIC in seconds: what the bench and the stress tool time with. */
+double cli_now(void);
 /* Prints a one-line error and returns EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Opens PATH for writing only if it does not exist yet: results are never overwritten. */

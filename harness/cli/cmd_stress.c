@@ -507,7 +507,7 @@ static bool check_quiesced(struct stress_run *run, bool final)
 {
 	uint64_t held[MM_MAX_NODES * MAX_NR_ZONES] = {0};
 	unsigned long before = violations(run);
-	double t = stress_now();
+	double t = cli_now();
 
 	mm_check_full(run->sim);
 	if (!final)
@@ -533,7 +533,7 @@ static bool check_quiesced(struct stress_run *run, bool final)
 			 zi.nr_free_pages, zi.nr_pcp_pages, (unsigned long long)held[z]);
 		on_violation(&v, run);
 	}
-	t = stress_now() - t;
+	t = cli_now() - t;
 	if (t > run->quiesce_longest)
 		run->quiesce_longest = t;
 	return violations(run) == before;
@@ -565,7 +565,7 @@ static void quiesce(struct stress_run *run, double end, unsigned long *passed)
 	atomic_store_explicit(&run->q_req, true, memory_order_release);
 	while (run->q_parked < run->q_active &&
 	       !atomic_load_explicit(&run->stop, memory_order_acquire)) {
-		if (stress_now() >= end) {
+		if (cli_now() >= end) {
 			atomic_store_explicit(&run->stop, true, memory_order_release);
 			break;
 		}
@@ -628,12 +628,12 @@ static void monitor(struct stress_run *run, struct stress_result *res)
 
 	mm_set_current_cpu(0);
 	while (!atomic_load_explicit(&run->stop, memory_order_acquire)) {
-		double now = stress_now();
+		double now = cli_now();
 		if (now >= end)
 			break;
 		if (q > 0 && now >= next_q) {
 			quiesce(run, end, &res->checks_passed);
-			next_q = stress_now() + q;
+			next_q = cli_now() + q;
 			continue;
 		}
 		if (!run->o.quiet && now >= next_p) {
@@ -712,7 +712,7 @@ static int start_threads(struct stress_run *run)
 {
 	run->q_active = run->nr_threads;
 	pthread_barrier_init(&run->start, NULL, run->nr_threads + 1);
-	run->t0 = stress_now();
+	run->t0 = cli_now();
 	for (unsigned int i = 0; i < run->nr_threads; i++) {
 		struct stress_thread *t = run->t[i];
 		if (pthread_create(&t->tid, NULL,
@@ -776,7 +776,7 @@ static int run_stress(const struct stress_opts *o, struct stress_result *res)
 		pthread_join(run->t[i]->tid, NULL);
 	stress_watchdog_stop(run);
 	pthread_barrier_destroy(&run->start);
-	res->elapsed = stress_now() - run->t0;
+	res->elapsed = cli_now() - run->t0;
 	res->worker_ops = worker_ops(run);
 	res->checks = atomic_load(&run->quiesce_checks);
 	struct mm_stats st;

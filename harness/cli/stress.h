@@ -218,8 +218,6 @@ void *stress_service_main(void *arg);
 void stress_held_pages(struct stress_run *run, uint64_t *held);
 /* After the threads are joined: frees every block they still hold, as their CPUs. */
 void stress_free_all(struct stress_run *run);
-uint64_t stress_splitmix64(uint64_t *state);
-double stress_now(void);
 /* Ops the threads ran so far: progress for the watchdog and the services' pace. */
 unsigned long long stress_total_ops(struct stress_run *run);
 

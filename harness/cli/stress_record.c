@@ -393,13 +393,13 @@ static void *watchdog_main(void *arg)
 {
 	struct stress_run *run = arg;
 	unsigned long long last = progress(run);
-	double since = stress_now();
+	double since = cli_now();
 	struct timespec tick = {0, 100 * 1000 * 1000};
 
 	while (!atomic_load_explicit(&run->watchdog_stop, memory_order_acquire)) {
 		nanosleep(&tick, NULL);
 		unsigned long long p = progress(run);
-		double now = stress_now();
+		double now = cli_now();
 		if (p != last) {
 			last = p;
 			since = now;

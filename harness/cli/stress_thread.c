@@ -27,23 +27,6 @@
 #include <string.h>
 #include <time.h>
 
-uint64_t stress_splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
-double stress_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 unsigned long long stress_total_ops(struct stress_run *run)
 {
 	unsigned long long n = 0;
@@ -81,7 +64,7 @@ static uint64_t next_seq(struct stress_thread *t)
 
 static unsigned int below(struct stress_thread *t, unsigned int n)
 {
-	return n ? (unsigned int)(stress_splitmix64(&t->rng) % n) : 0;
+	return n ? (unsigned int)(mm_splitmix64(&t->rng) % n) : 0;
 }
 
 static void pause_us(long us)
@@ -451,7 +434,7 @@ static int new_chunk(struct stress_thread *t)
 	uint8_t buf[STRESS_CHUNK_BYTES];
 
 	for (size_t i = 0; i < sizeof(buf); i += 8) {
-		uint64_t r = stress_splitmix64(&t->rng);
+		uint64_t r = mm_splitmix64(&t->rng);
 		memcpy(buf + i, &r, 8);
 	}
 	t->prog.nr_ops = t->prog.nr_allocs = 0;
@@ -639,7 +622,7 @@ void *stress_worker_main(void *arg)
 			continue;
 		}
 		if (run->o.test_stall > 0 && t->idx == 0 &&
-		    stress_now() - run->t0 >= run->o.test_stall) {
+		    cli_now() - run->t0 >= run->o.test_stall) {
 			stall(t);
 			break;
 		}
@@ -719,7 +702,7 @@ static struct stress_thread *thread_new(struct stress_run *run, unsigned int idx
 	t->cpu = cpu;
 	t->node = node;
 	t->service = service;
-	t->rng = stress_splitmix64(&s);
+	t->rng = mm_splitmix64(&s);
 	mm_prog_init(&t->prog);
 	t->prog.cfg = run->cfg;
 	pthread_mutex_init(&t->inbox_lock, NULL);

@@ -27,11 +27,7 @@ struct rng {
 
 static inline uint64_t rng_next(struct rng *r)
 {
-	uint64_t z = (r->s += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
+	return mm_splitmix64(&r->s);
 }
 
 /* Uniform enough in [0, n) for test inputs; n > 0. */
