@@ -11,9 +11,5 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct mm_limits lim;
-
-	if (!lim.max_ops)
-		mm_limits_default(&lim);
-	return mmfuzz_run_input(data, size, &lim);
+	return mmfuzz_run_input(data, size, NULL); /* the default limits */
 }

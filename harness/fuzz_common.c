@@ -58,3 +58,15 @@ int mmfuzz_run_input(const uint8_t *data, size_t size, const struct mm_limits *l
 	mm_exec_run(exec, &prog, &opts, &failed_op);
 	return 0;
 }
+
+int mmfuzz_run_shaped(const uint8_t *data, size_t size, unsigned int max_nodes,
+		      unsigned int max_cpus_per_node, uint64_t max_total_pages)
+{
+	struct mm_limits lim;
+
+	mm_limits_default(&lim);
+	lim.max_nodes = max_nodes;
+	lim.max_cpus_per_node = max_cpus_per_node;
+	lim.max_total_pages = max_total_pages;
+	return mmfuzz_run_input(data, size, &lim);
+}

@@ -14,14 +14,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct mm_limits lim;
-
-	if (!lim.max_ops) {
-		mm_limits_default(&lim);
-		/* Many CPUs, little memory: locals and folds are per CPU, not per page. */
-		lim.max_nodes = 2;
-		lim.max_cpus_per_node = 8;
-		lim.max_total_pages = 1024;
-	}
-	return mmfuzz_run_input(data, size, &lim);
+	/* Many CPUs, little memory: locals and folds are per CPU, not per page. */
+	return mmfuzz_run_shaped(data, size, 2, 8, 1024);
 }

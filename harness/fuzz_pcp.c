@@ -13,14 +13,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct mm_limits lim;
-
-	if (!lim.max_ops) {
-		mm_limits_default(&lim);
-		/* More CPUs per node, fewer nodes: the lists are per (zone, cpu). */
-		lim.max_nodes = 2;
-		lim.max_cpus_per_node = 8;
-		lim.max_total_pages = 1024;
-	}
-	return mmfuzz_run_input(data, size, &lim);
+	/* More CPUs per node, fewer nodes: the lists are per (zone, cpu). */
+	return mmfuzz_run_shaped(data, size, 2, 8, 1024);
 }
