@@ -364,11 +364,12 @@ static int bench_seed000(void)
 #define S3_ROUNDS    250u	 /* +200/-200 pairs per CPU */
 #define S3_SEED_RAM  (1ul << 25) /* the seed's example: 128 GB in pages */
 
-static int s3_apply(struct mm_sim *sim, const struct mm_op *op)
+/* Runs a counter/mm op of a seed's machine; a skipped op voids the figures. */
+static int seed_apply(struct mm_sim *sim, const struct mm_op *op, const char *seed)
 {
 	if (mm_apply_op(sim, op, NULL, 0, 0)) {
-		fprintf(stderr, "mmfuzz: bench: the seed 003 machine skipped an op (kind %u)\n",
-			op->kind);
+		fprintf(stderr, "mmfuzz: bench: the seed %s machine skipped an op (kind %u)\n",
+			seed, op->kind);
 		return -1;
 	}
 	return 0;
@@ -401,10 +402,10 @@ static int seed003_row(struct mm_sim *sim, unsigned int ncpus, const char *varia
 			ncpus, S3_PAGES);
 		return -1;
 	}
-	if (s3_apply(sim, &op))
+	if (seed_apply(sim, &op, "003"))
 		return -1;
 	op = (struct mm_op){.kind = MM_OP_FORK, .node = 0}; /* m0, no parent */
-	if (s3_apply(sim, &op) || !mm_mm_live(sim, 0)) {
+	if (seed_apply(sim, &op, "003") || !mm_mm_live(sim, 0)) {
 		fprintf(stderr, "mmfuzz: bench: the seed 003 machine refused the mm\n");
 		return -1;
 	}
@@ -422,7 +423,7 @@ static int seed003_row(struct mm_sim *sim, unsigned int ncpus, const char *varia
 					       .order = MM_ANONPAGES,
 					       .cpu = (uint16_t)cpu,
 					       .arg = S3_BRK_PAGES};
-			if (s3_apply(sim, &grow) || s3_apply(sim, &shrink))
+			if (seed_apply(sim, &grow, "003") || seed_apply(sim, &shrink, "003"))
 				return -1;
 			calls += 2;
 		}
@@ -430,7 +431,7 @@ static int seed003_row(struct mm_sim *sim, unsigned int ncpus, const char *varia
 	double t = cli_now() - t0;
 	mm_sim_counter_stats(sim, &c1);
 	op = (struct mm_op){.kind = MM_OP_EXIT, .node = 0};
-	if (s3_apply(sim, &op))
+	if (seed_apply(sim, &op, "003"))
 		return -1;
 	unsigned long long adds = c1.committed_adds - c0.committed_adds;
 	if (c1.vm_enough_refused != c0.vm_enough_refused || adds != calls) {
@@ -496,16 +497,6 @@ static int bench_seed003(void)
 #define S4_TOUCH_PAGES	8u     /* the child faults these in, then exits */
 #define S4_FORKS	20000u
 
-static int s4_apply(struct mm_sim *sim, const struct mm_op *op)
-{
-	if (mm_apply_op(sim, op, NULL, 0, 0)) {
-		fprintf(stderr, "mmfuzz: bench: the seed 004 machine skipped an op (kind %u)\n",
-			op->kind);
-		return -1;
-	}
-	return 0;
-}
-
 /*
  * m0, the parent, maps a few pages; then S4_FORKS times it forks m1 on one
  * CPU, and m1 touches a few pages and exits on the next CPU.
@@ -533,10 +524,10 @@ static int seed004_row(struct mm_sim *sim, const char *variant)
 		fprintf(stderr, "mmfuzz: bench: cannot build the seed 004 machine\n");
 		return -1;
 	}
-	if (s4_apply(sim, &op))
+	if (seed_apply(sim, &op, "004"))
 		return -1;
 	op = (struct mm_op){.kind = MM_OP_MMAP, .order = MM_ANONPAGES, .arg = S4_PARENT_PAGES};
-	if (s4_apply(sim, &op))
+	if (seed_apply(sim, &op, "004"))
 		return -1;
 	mm_sim_counter_stats(sim, &c0);
 	double t0 = cli_now();
@@ -550,7 +541,8 @@ static int seed004_row(struct mm_sim *sim, const char *variant)
 				    .cpu = next,
 				    .arg = S4_TOUCH_PAGES};
 		struct mm_op ex = {.kind = MM_OP_EXIT, .node = 1, .cpu = next};
-		if (s4_apply(sim, &fk) || s4_apply(sim, &tch) || s4_apply(sim, &ex))
+		if (seed_apply(sim, &fk, "004") || seed_apply(sim, &tch, "004") ||
+		    seed_apply(sim, &ex, "004"))
 			return -1;
 	}
 	double t = cli_now() - t0;
