@@ -46,7 +46,7 @@ enum {
 #define OPC_MOD	     64
 
 /*
- * After OPC_CHECK, the sub byte (mod 8): the counter ops (seeds 003, 004).
+ * After OPC_CHECK, the sub byte (mod 16); 1-7 are the counter ops (seeds 003, 004).
  * Each takes the CPU byte first, as every op does.
  *   1 pcpu_add      counter, amount (s16), batch (0: default)
  *   2 pcpu_compare  counter, rhs (s16), batch
@@ -64,7 +64,13 @@ enum {
 #define SUB_FORK       5
 #define SUB_EXIT       6
 #define SUB_OVERCOMMIT 7
-#define SUB_MOD	       8
+/*
+ * 8-11: the vmstat and kswapd ops (seed 002); 12-15: the compaction ops
+ * (seed 001). A sub byte no op owns decodes to nothing.
+ */
+#define SUB_VMSTAT_FIRST  8
+#define SUB_COMPACT_FIRST 12
+#define SUB_MOD		  16
 
 void mm_limits_default(struct mm_limits *lim)
 {
@@ -250,6 +256,8 @@ static int decode_counter_op(struct reader *r, unsigned int ncpus, struct mm_op 
 		op->kind = MM_OP_CHECK;
 		return 0;
 	}
+	if (sub >= SUB_VMSTAT_FIRST)
+		return 1;
 	op->cpu = (uint16_t)(rd8(r) % ncpus);
 	switch (sub) {
 	case SUB_PCPU_ADD:
