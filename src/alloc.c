@@ -172,25 +172,53 @@ static void prep_new_page(struct zone *zone, struct page *page, unsigned int ord
 }
 
 /*
- * The admission invariant: with zone->lock held and exact counters, an
- * allocation that passed the watermark leaves at least the reserve floor.
+ * The admission invariant: an allocation that passed the watermark check
+ * leaves exact free pages at least at the reserve floor, less the drift
+ * the check's estimate may carry: the CPUs' diffs, each within the
+ * threshold of its last update. --strict-watermarks allows no drift.
  * Races between CPUs legitimately break it, so only serial runs check it.
  */
-static void check_admission(struct zone *zone, unsigned int order, unsigned int alloc_flags,
-			    int highest_zoneidx, long free_after)
+static void check_admission(struct zone *zone, unsigned int alloc_flags, int highest_zoneidx)
 {
 	if (!zone->sim->serial || (alloc_flags & ALLOC_NO_WATERMARKS))
 		return;
+	long free_after = zone->vm_stat_exact[NR_FREE_PAGES];
 	long mark = (long)wmark_pages(zone, alloc_flags & ALLOC_WMARK_MASK);
 	long floor = _mm_wmark_reserve_floor(mark, alloc_flags) +
 		     (long)zone->lowmem_reserve[highest_zoneidx];
 	if (!(alloc_flags & ALLOC_RESERVES))
 		floor += (long)zone->nr_reserved_highatomic;
-	(void)order;
+	if (free_after >= floor)
+		return;
+	if (!zone->sim->strict_watermarks)
+		floor -= _mm_vmstat_drift_bound(zone, NR_FREE_PAGES);
 	if (free_after < floor)
 		zone_report(zone, "INV-WMARK-MIN", -1, floor, free_after,
-			    "allocation with flags %#x left free pages below the reserve floor",
-			    alloc_flags);
+			    "allocation with flags %#x left exact free pages below the reserve "
+			    "floor%s",
+			    alloc_flags,
+			    zone->sim->strict_watermarks ? " (strict: no drift allowed)"
+							 : " less the vmstat drift bound");
+}
+
+/*
+ * Seed 002's invariant: once kswapd's pressure thresholds bound every
+ * CPU's diff and low - min leaves each CPU a page, an allocation the
+ * estimate admits at low finds exact free pages at min + its size or more.
+ * O(1) unless it fails; then the precondition's O(CPUs) walk decides.
+ */
+static void check_admission_under_pressure(struct zone *zone, unsigned int order,
+					   unsigned int alloc_flags)
+{
+	if (!zone->sim->serial || alloc_flags != ALLOC_WMARK_LOW)
+		return;
+	long exact = zone->vm_stat_exact[NR_FREE_PAGES];
+	long want = (long)wmark_pages(zone, WMARK_MIN) + (1L << order);
+	if (exact < want && _mm_vmstat_pressure_in_force(zone))
+		zone_report(zone, "INV-VMSTAT-PRESSURE", -1, want, exact,
+			    "admitted at low on the estimate %ld under pressure thresholds with "
+			    "exact free pages below min + 2^%u",
+			    zone_page_state(zone, NR_FREE_PAGES), order);
 }
 
 /* models rmqueue_buddy() */
@@ -210,8 +238,7 @@ static struct page *rmqueue_buddy(struct zone *zone, unsigned int order, unsigne
 	}
 	if (page) {
 		prep_new_page(zone, page, order, ac->migratetype, owner, gen);
-		check_admission(zone, order, alloc_flags, ac->highest_zoneidx,
-				atomic_long_read(&zone->vm_stat[NR_FREE_PAGES]));
+		check_admission(zone, alloc_flags, ac->highest_zoneidx);
 	}
 	zone_unlock(zone);
 	return page;
@@ -271,6 +298,8 @@ static struct page *get_page_from_freelist(struct mm_sim *sim, unsigned int orde
 				      (alloc_flags & ALLOC_WMARK_MASK) == WMARK_MIN))
 					continue;
 			}
+		} else {
+			check_admission_under_pressure(zone, order, alloc_flags);
 		}
 
 		struct page *page = rmqueue(zone, order, alloc_flags, ac, owner, gen);
@@ -315,6 +344,10 @@ long long mm_alloc_pages(struct mm_sim *sim, unsigned int order, unsigned int gf
 	if (!page) {
 		unsigned int alloc_flags = gfp_to_alloc_flags(gfp, order);
 		unsigned int reserve_flags = gfp_pfmemalloc_flags(gfp);
+
+		/* __alloc_pages_slowpath(): kswapd first, then the retry at min */
+		if (alloc_flags & ALLOC_KSWAPD)
+			wake_all_kswapds(sim, order, gfp, ac.zonelist, ac.highest_zoneidx);
 
 		if (reserve_flags)
 			alloc_flags = reserve_flags | (alloc_flags & ALLOC_KSWAPD);

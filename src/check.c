@@ -42,9 +42,10 @@ MM_NO_COVERAGE unsigned long mm_check_full(struct mm_sim *sim)
 			continue;
 		spin_lock(&z->lock);
 		bad += _mm_buddy_check_zone(z);
+		bad += _mm_vmstat_check_zone(z);
 		spin_unlock(&z->lock);
 		bad += _mm_pcp_check_zone(z);
 		bad += _mm_pcp_check_sizing(z);
 	}
-	return bad;
+	return bad + _mm_vmstat_check_global(sim);
 }

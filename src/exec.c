@@ -110,6 +110,10 @@ int mm_apply_op(struct mm_sim *sim, const struct mm_op *op, struct mm_handle *ha
 		return 1;
 	}
 	mm_set_current_cpu(op->cpu);
+	if (sim->serial) {
+		sim->handles = handles;
+		sim->nr_handles = nr_handles;
+	}
 	switch (op->kind) {
 	case MM_OP_ALLOC:
 		if (alloc_handle >= nr_handles)
@@ -184,6 +188,13 @@ int mm_apply_op(struct mm_sim *sim, const struct mm_op *op, struct mm_handle *ha
 	case MM_OP_EXIT:
 	case MM_OP_SET_OVERCOMMIT:
 		return _mm_counters_apply_op(sim, op);
+	case MM_OP_VMSTAT_FOLD:
+	case MM_OP_VMSTAT_READ:
+	case MM_OP_VMSTAT_REFRESH:
+	case MM_OP_KSWAPD_WAKE:
+	case MM_OP_KSWAPD_STEP:
+	case MM_OP_KSWAPD_SLEEP:
+		return _mm_vmstat_apply_op(sim, op);
 	default:
 		return 1;
 	}
@@ -214,6 +225,7 @@ long mm_exec_run(struct mm_exec *ex, const struct mm_prog *p, const struct mm_ex
 	if (mm_sim_init(ex->sim, &p->cfg, o->variant))
 		return -1;
 	ex->sim->serial = true;
+	mm_sim_set_strict_watermarks(ex->sim, o->strict_watermarks);
 	mm_sim_set_violation_handler(ex->sim, on_violation, ex);
 
 	for (unsigned int i = 0; i < p->nr_ops; i++) {

@@ -115,10 +115,17 @@ struct per_cpu_pages {
 	atomic_long nr_allocated;
 } __attribute__((aligned(64))); /* one CPU's lists share no cache line with another's */
 
-/* models struct per_cpu_zonestat: a CPU's counter diffs for a zone */
+/*
+ * models struct per_cpu_zonestat: a CPU's counter diffs for a zone. The
+ * diffs change under zone->lock (every NR_FREE_PAGES update holds it), so
+ * the model's folds take it too: a simulated CPU is not exclusive the way
+ * a kernel CPU with interrupts off is.
+ */
 struct per_cpu_zonestat {
 	int8_t vm_stat_diff[NR_VM_ZONE_STAT_ITEMS];
 	int8_t stat_threshold;
+	/* The checker's: the threshold in force when each diff last changed. */
+	int8_t update_threshold[NR_VM_ZONE_STAT_ITEMS];
 };
 
 /* zone->flags bits */
@@ -160,6 +167,14 @@ struct zone {
 
 	struct per_cpu_zonestat *per_cpu_zonestats; /* nr_cpus entries, NULL if unpopulated */
 	unsigned long percpu_drift_mark;	    /* 0: the estimate is always trusted */
+	/*
+	 * The checker's, under zone->lock: each item's true value (what the
+	 * kernel cannot afford to know), the lowest NR_FREE_PAGES it reached
+	 * and the largest |estimate - exact| seen at an update.
+	 */
+	long vm_stat_exact[NR_VM_ZONE_STAT_ITEMS];
+	long min_exact_free;
+	long max_drift;
 
 	/* deferred struct page init: pfns below this are initialised */
 	uint64_t first_deferred_pfn;
@@ -167,9 +182,19 @@ struct zone {
 
 #define MM_MAX_ZONEREFS (MM_MAX_NODES * MAX_NR_ZONES)
 
+/* kswapd's state, under sim->kswapd_lock */
+struct kswapd_state {
+	bool awake;	       /* woken, not yet back to sleep */
+	bool pressure;	       /* it ran since waking: pressure thresholds applied */
+	unsigned int order;    /* pgdat->kswapd_order */
+	int highest_zoneidx;   /* pgdat->kswapd_highest_zoneidx */
+	unsigned int failures; /* pgdat->kswapd_failures: steps that reclaimed nothing */
+};
+
 struct pglist_data {
 	int node_id;
 	struct zone node_zones[MAX_NR_ZONES];
+	struct kswapd_state kswapd;
 	/* ZONELIST_FALLBACK and ZONELIST_NOFALLBACK, highest zone first. */
 	struct zone *zonelist[MM_MAX_ZONEREFS + 1];
 	struct zone *zonelist_nofallback[MAX_NR_ZONES + 1];
@@ -220,6 +245,9 @@ struct mm_cpu_stats {
 	atomic_ullong wmark_refused;
 	atomic_ullong splits, merges, fallbacks, blocks_stolen;
 	atomic_ullong full_checks;
+	atomic_ullong vmstat_folds, vmstat_updates;	     /* zone counter folds; diff updates */
+	atomic_ullong snapshot_reads, snapshot_remote_lines; /* zone_page_state_snapshot() */
+	atomic_ullong kswapd_wakes, kswapd_reclaimed;
 	atomic_uint gen_seq;	 /* this CPU's allocation generations */
 	atomic_uint cheap_ticks; /* ops since this CPU's last cheap check */
 } __attribute__((aligned(64)));
@@ -263,6 +291,8 @@ struct mm_sim {
 	size_t cpu_stats_cap;
 	/* Single-threaded driver: exact checks that races would break hold. */
 	bool serial;
+	/* INV-WMARK-MIN allows no vmstat drift (mmfuzz --strict-watermarks) */
+	bool strict_watermarks;
 
 	mm_violation_fn on_violation;
 	void *violation_arg;
@@ -271,6 +301,12 @@ struct mm_sim {
 	size_t reset_bytes;
 
 	struct pcpu_state *pcc; /* percpu_counters, vm_committed_as, mm_structs */
+
+	atomic_long vm_zone_stat[NR_VM_ZONE_STAT_ITEMS]; /* the global copies */
+	pthread_mutex_t kswapd_lock;			 /* every node's kswapd_state */
+	/* The allocations the running op may reach (reclaim frees some): serial runs only. */
+	struct mm_handle *handles;
+	uint32_t nr_handles;
 };
 
 /*
@@ -357,6 +393,7 @@ static inline unsigned long wmark_pages(const struct zone *z, int i)
 	return READ_ONCE(z->_watermark[i]) + READ_ONCE(z->watermark_boost);
 }
 
+/* models zone_page_state(): the estimate, clamped at 0; off by up to the CPUs' diffs */
 static inline long zone_page_state(const struct zone *z, enum zone_stat_item item)
 {
 	long x = atomic_long_read(&z->vm_stat[item]);
@@ -454,7 +491,31 @@ unsigned long _mm_pcp_check_sizing(struct zone *zone);
 int calculate_normal_threshold(const struct zone *zone);
 int calculate_pressure_threshold(const struct zone *zone);
 void refresh_zone_stat_thresholds(struct mm_sim *sim);
+void set_pgdat_percpu_threshold(struct pglist_data *pgdat,
+				int (*calculate_threshold)(const struct zone *zone));
+void __mod_zone_page_state(struct zone *zone, enum zone_stat_item item, long delta);
+void __inc_zone_state(struct zone *zone, enum zone_stat_item item);
+void __dec_zone_state(struct zone *zone, enum zone_stat_item item);
+long zone_page_state_snapshot(struct zone *zone, enum zone_stat_item item);
+long _mm_vmstat_drift_bound(const struct zone *zone, enum zone_stat_item item);
+bool _mm_vmstat_pressure_in_force(const struct zone *zone);
+void refresh_cpu_vm_stats(struct mm_sim *sim, unsigned int cpu);
+void cpu_vm_stats_fold(struct mm_sim *sim, unsigned int cpu);
+void drain_zonestat(struct zone *zone, unsigned int cpu);
 void _mm_vmstat_init_zone(struct zone *zone);
+unsigned long _mm_vmstat_check_zone(struct zone *zone);
+unsigned long _mm_vmstat_check_global(struct mm_sim *sim);
+/* The vmstat and kswapd ops of mm_apply_op(); returns 0, or 1 when skipped. */
+int _mm_vmstat_apply_op(struct mm_sim *sim, const struct mm_op *op);
+
+/* reclaim.c */
+void wakeup_kswapd(struct zone *zone, unsigned int gfp, unsigned int order, int highest_zoneidx);
+void wake_all_kswapds(struct mm_sim *sim, unsigned int order, unsigned int gfp,
+		      struct zone **zonelist, int highest_zoneidx);
+bool pgdat_balanced(struct pglist_data *pgdat, unsigned int order, int highest_zoneidx);
+int _mm_kswapd_step(struct mm_sim *sim, int node);
+int _mm_kswapd_try_to_sleep(struct mm_sim *sim, int node);
+void _mm_kswapd_reset(struct mm_sim *sim);
 
 /* deferred_init.c */
 void _mm_deferred_init_layout(struct mm_sim *sim);
@@ -475,6 +536,8 @@ bool zone_watermark_ok(const struct zone *z, unsigned int order, unsigned long m
 		       int highest_zoneidx, unsigned int alloc_flags);
 bool zone_watermark_fast(const struct zone *z, unsigned int order, unsigned long mark,
 			 int highest_zoneidx, unsigned int alloc_flags);
+bool zone_watermark_ok_safe(struct zone *z, unsigned int order, unsigned long mark,
+			    int highest_zoneidx);
 
 /* alloc.c */
 void _mm_build_zonelists(struct mm_sim *sim);

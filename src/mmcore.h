@@ -254,8 +254,10 @@ struct mm_zone_info {
 	uint64_t start_pfn, spanned, present, managed;
 	unsigned long wmark[NR_WMARK];
 	unsigned long lowmem_reserve[MAX_NR_ZONES];
-	long nr_free_pages;			   /* NR_FREE_PAGES */
-	long nr_pcp_pages;			   /* on the pcp lists of every CPU */
+	long nr_free_pages;		/* NR_FREE_PAGES: zone_page_state(), the estimate */
+	long nr_free_exact;		/* the estimate plus every CPU's diff */
+	long min_exact_free, max_drift; /* since boot: lowest exact; largest |drift| */
+	long nr_pcp_pages;		/* on the pcp lists of every CPU */
 	int pcp_batch, pcp_high_min, pcp_high_max; /* the zone's pageset sizing */
 	unsigned long nr_free[MM_NR_PAGE_ORDERS];
 };
@@ -270,6 +272,16 @@ int mm_pcp_info(const struct mm_sim *sim, int node, enum zone_type zt, int cpu,
 unsigned int mm_sim_min_free_kbytes(const struct mm_sim *sim);
 /* zone->percpu_drift_mark: 0 when the CPUs cannot drift past low - min. */
 unsigned long mm_zone_drift_mark(const struct mm_sim *sim, int node, enum zone_type zt);
+/* One CPU's vmstat diff of NR_FREE_PAGES in a zone (0 if the zone has none). */
+int mm_zone_free_diff(const struct mm_sim *sim, int node, enum zone_type zt, int cpu);
+/* Whether node's kswapd is awake, and whether it has applied the pressure thresholds. */
+bool mm_kswapd_awake(const struct mm_sim *sim, int node, bool *pressure);
+/*
+ * The stronger watermark property (mmfuzz --strict-watermarks): an
+ * ordinary allocation never takes exact free pages below its reserve
+ * floor, whatever the drift. Off by default: the kernel does not promise it.
+ */
+void mm_sim_set_strict_watermarks(struct mm_sim *sim, bool on);
 
 struct mm_stats {
 	unsigned long long zone_lock_acquisitions;
@@ -281,6 +293,9 @@ struct mm_stats {
 	unsigned long long wmark_refused; /* zone skipped by the watermark check */
 	unsigned long long splits, merges, fallbacks, blocks_stolen;
 	unsigned long long full_checks;
+	unsigned long long vmstat_folds, vmstat_updates; /* zone counter folds; diff updates */
+	unsigned long long snapshot_reads, snapshot_remote_lines; /* zone_page_state_snapshot() */
+	unsigned long long kswapd_wakes, kswapd_reclaimed;
 };
 void mm_sim_stats(const struct mm_sim *sim, struct mm_stats *out);
 
@@ -405,8 +420,21 @@ enum mm_op_kind {
 	MM_OP_FORK,	      /* node: child, arg: parent + 1 (0: none), order: MM_FORK_FAIL_* */
 	MM_OP_EXIT,	      /* node: mm */
 	MM_OP_SET_OVERCOMMIT, /* arg: vm.overcommit_memory */
+	/* vmstat and kswapd (seed 002) */
+	MM_OP_VMSTAT_FOLD,    /* vmstat_update(): this CPU's diffs folded */
+	MM_OP_VMSTAT_READ,    /* node, arg: zone type, order: MM_VMSTAT_READ_* */
+	MM_OP_VMSTAT_REFRESH, /* refresh_zone_stat_thresholds(), as memory hotplug runs it */
+	MM_OP_KSWAPD_WAKE,    /* node, arg: highest zone type, order */
+	MM_OP_KSWAPD_STEP,    /* node: one balance_pgdat() pass (pressure thresholds first) */
+	MM_OP_KSWAPD_SLEEP,   /* node: kswapd_try_to_sleep() */
 	MM_NR_OP_KINDS
 };
+
+/* What MM_OP_VMSTAT_READ reads */
+#define MM_VMSTAT_READ_ESTIMATE 0 /* zone_page_state() */
+#define MM_VMSTAT_READ_SNAPSHOT 1 /* zone_page_state_snapshot() */
+#define MM_VMSTAT_READ_SAFE	2 /* zone_watermark_ok_safe() at the high mark */
+#define MM_VMSTAT_READ_MAX	MM_VMSTAT_READ_SAFE
 
 struct mm_op {
 	uint8_t kind;  /* enum mm_op_kind */
@@ -489,6 +517,7 @@ struct mm_exec_opts {
 	int variant;		  /* -1: the correct model */
 	unsigned int check_every; /* full scan every K ops (0: only at the end) */
 	bool stop_on_violation;
+	bool strict_watermarks; /* see mm_sim_set_strict_watermarks() */
 	mm_violation_fn on_violation;
 	void *arg;
 };

@@ -67,8 +67,15 @@ enum {
 /*
  * 8-11: the vmstat and kswapd ops (seed 002); 12-15: the compaction ops
  * (seed 001). A sub byte no op owns decodes to nothing.
+ *   8  vmstat_fold
+ *   9  vmstat_read   v: how (v & 3, 3: estimate), node (v >> 2 & 7), zone (v >> 5)
+ *   10 kswapd        v: 0 wake, 1 step, 2 sleep, 3 refresh (v & 3), node (v >> 2);
+ *                    wake: w: order (w & 15), zone (w >> 4)
  */
 #define SUB_VMSTAT_FIRST  8
+#define SUB_VMSTAT_FOLD	  8
+#define SUB_VMSTAT_READ	  9
+#define SUB_KSWAPD	  10
 #define SUB_COMPACT_FIRST 12
 #define SUB_MOD		  16
 
@@ -247,8 +254,46 @@ static uint32_t live_take(struct mm_prog *p, unsigned int pick)
 	return h;
 }
 
+static const uint8_t kswapd_kinds[4] = {MM_OP_KSWAPD_WAKE, MM_OP_KSWAPD_STEP, MM_OP_KSWAPD_SLEEP,
+					MM_OP_VMSTAT_REFRESH};
+
+/* The vmstat and kswapd ops (sub 8-11); returns 1 when the op decodes to nothing. */
+static int decode_vmstat_op(struct reader *r, unsigned int sub, unsigned int ncpus,
+			    const struct mm_config *cfg, struct mm_op *op)
+{
+	unsigned int v, w;
+
+	op->cpu = (uint16_t)(rd8(r) % ncpus);
+	switch (sub) {
+	case SUB_VMSTAT_FOLD:
+		op->kind = MM_OP_VMSTAT_FOLD;
+		return 0;
+	case SUB_VMSTAT_READ:
+		v = rd8(r);
+		op->kind = MM_OP_VMSTAT_READ;
+		op->order = (uint8_t)((v & 3) % (MM_VMSTAT_READ_MAX + 1));
+		op->node = (int16_t)(((v >> 2) & 7) % cfg->nr_nodes);
+		op->arg = (v >> 5) % (MAX_NR_ZONES - 1);
+		return 0;
+	case SUB_KSWAPD:
+		v = rd8(r);
+		op->kind = kswapd_kinds[v & 3];
+		if (op->kind != MM_OP_VMSTAT_REFRESH)
+			op->node = (int16_t)((v >> 2) % cfg->nr_nodes);
+		if (op->kind == MM_OP_KSWAPD_WAKE) {
+			w = rd8(r);
+			op->order = (uint8_t)((w & 15) % (cfg->max_order + 1));
+			op->arg = (w >> 4) % (MAX_NR_ZONES - 1);
+		}
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 /* The ops behind the OPC_CHECK prefix; returns 1 when the op decodes to nothing. */
-static int decode_counter_op(struct reader *r, unsigned int ncpus, struct mm_op *op)
+static int decode_counter_op(struct reader *r, unsigned int ncpus, const struct mm_config *cfg,
+			     struct mm_op *op)
 {
 	unsigned int sub = rd8(r) % SUB_MOD, v;
 
@@ -256,7 +301,9 @@ static int decode_counter_op(struct reader *r, unsigned int ncpus, struct mm_op 
 		op->kind = MM_OP_CHECK;
 		return 0;
 	}
-	if (sub >= SUB_VMSTAT_FIRST)
+	if (sub >= SUB_VMSTAT_FIRST && sub < SUB_COMPACT_FIRST)
+		return decode_vmstat_op(r, sub, ncpus, cfg, op);
+	if (sub >= SUB_COMPACT_FIRST)
 		return 1;
 	op->cpu = (uint16_t)(rd8(r) % ncpus);
 	switch (sub) {
@@ -316,7 +363,7 @@ static int decode_ops(struct reader *r, unsigned int max_ops, struct mm_prog *ou
 		unsigned int opc = rd8(r) % OPC_MOD;
 
 		if (opc == OPC_CHECK) {
-			if (decode_counter_op(r, ncpus, &op))
+			if (decode_counter_op(r, ncpus, &out->cfg, &op))
 				continue;
 		} else if (opc < OPC_FREE) {
 			op.kind = MM_OP_ALLOC;
@@ -455,6 +502,44 @@ static bool fits_s16(uint32_t arg)
 	return v >= INT16_MIN && v <= INT16_MAX;
 }
 
+/* The inverse of decode_vmstat_op(); returns -1 for what it cannot produce. */
+static int encode_vmstat_op(struct writer *w, const struct mm_op *op)
+{
+	unsigned int k;
+
+	switch (op->kind) {
+	case MM_OP_VMSTAT_FOLD:
+		wr8(w, OPC_CHECK);
+		wr8(w, SUB_VMSTAT_FOLD);
+		wr8(w, op->cpu);
+		return 0;
+	case MM_OP_VMSTAT_READ:
+		if (op->order > MM_VMSTAT_READ_MAX || op->node < 0 || op->node > 7 ||
+		    op->arg >= MAX_NR_ZONES - 1)
+			return -1;
+		wr8(w, OPC_CHECK);
+		wr8(w, SUB_VMSTAT_READ);
+		wr8(w, op->cpu);
+		wr8(w, op->order | (unsigned int)op->node << 2 | op->arg << 5);
+		return 0;
+	default:
+		for (k = 0; k < 4 && kswapd_kinds[k] != op->kind; k++)
+			;
+		if (k == 4 || op->node < 0 || op->node > 63 ||
+		    (op->kind == MM_OP_VMSTAT_REFRESH && op->node) ||
+		    (op->kind == MM_OP_KSWAPD_WAKE &&
+		     (op->order > 15 || op->arg >= MAX_NR_ZONES - 1)))
+			return -1;
+		wr8(w, OPC_CHECK);
+		wr8(w, SUB_KSWAPD);
+		wr8(w, op->cpu);
+		wr8(w, k | (unsigned int)op->node << 2);
+		if (op->kind == MM_OP_KSWAPD_WAKE)
+			wr8(w, op->order | op->arg << 4);
+		return 0;
+	}
+}
+
 /* The inverse of decode_counter_op(); returns -1 for what it cannot produce. */
 static int encode_counter_op(struct writer *w, const struct mm_op *op)
 {
@@ -526,7 +611,7 @@ static int encode_counter_op(struct writer *w, const struct mm_op *op)
 		wr8(w, op->arg);
 		return 0;
 	default:
-		return -1;
+		return encode_vmstat_op(w, op);
 	}
 }
 

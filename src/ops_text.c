@@ -92,6 +92,8 @@ void mm_print_config(FILE *f, const struct mm_config *cfg)
 	}
 }
 
+static const char *const vmstat_reads[MM_VMSTAT_READ_MAX + 1] = {"estimate", "snapshot", "safe"};
+
 /* handle: the allocation number of an ALLOC op */
 static void print_op(FILE *f, const struct mm_op *op, unsigned int handle)
 {
@@ -180,6 +182,25 @@ static void print_op(FILE *f, const struct mm_op *op, unsigned int handle)
 		break;
 	case MM_OP_SET_OVERCOMMIT:
 		fprintf(f, "cpu%u sysctl overcommit_memory=%u", op->cpu, op->arg);
+		break;
+	case MM_OP_VMSTAT_FOLD:
+		fprintf(f, "cpu%u vmstat_fold", op->cpu);
+		break;
+	case MM_OP_VMSTAT_REFRESH:
+		fprintf(f, "cpu%u vmstat_refresh", op->cpu);
+		break;
+	case MM_OP_VMSTAT_READ:
+		fprintf(f, "cpu%u vmstat_read node=%d zone=%s how=%s", op->cpu, op->node,
+			mm_zone_name((enum zone_type)op->arg), vmstat_reads[op->order % 3]);
+		break;
+	case MM_OP_KSWAPD_WAKE:
+		fprintf(f, "cpu%u kswapd_wake node=%d zone=%s order=%u", op->cpu, op->node,
+			mm_zone_name((enum zone_type)op->arg), op->order);
+		break;
+	case MM_OP_KSWAPD_STEP:
+	case MM_OP_KSWAPD_SLEEP:
+		fprintf(f, "cpu%u %s node=%d", op->cpu,
+			op->kind == MM_OP_KSWAPD_STEP ? "kswapd_step" : "kswapd_sleep", op->node);
 		break;
 	default:
 		fprintf(f, "# unknown op kind %u", op->kind);
@@ -546,6 +567,83 @@ static int parse_counter_op(struct parser *ps, char **tok, int ntok, struct mm_o
 	PERR(ps, "unknown op '%s'", cmd);
 }
 
+/* "zone=NAME" of a populated-or-not zone type below ZONE_DEVICE */
+static int parse_zone_arg(struct parser *ps, const char *tok, uint32_t *zt)
+{
+	const char *z = kv(tok, "zone");
+	int t;
+
+	if (!z)
+		PERR(ps, "expected zone=NAME, got '%s'", tok);
+	for (t = 0; t < ZONE_DEVICE; t++)
+		if (!strcmp(z, mm_zone_name(t)))
+			break;
+	if (t == ZONE_DEVICE)
+		PERR(ps, "unknown zone '%s'", z);
+	*zt = (uint32_t)t;
+	return 0;
+}
+
+static int parse_node_arg(struct parser *ps, const char *tok, int16_t *node)
+{
+	const char *n = kv(tok, "node");
+	uint64_t x;
+
+	if (!n || !parse_u64(n, &x) || x >= ps->prog->cfg.nr_nodes)
+		PERR(ps, "expected node=0..%u, got '%s'", ps->prog->cfg.nr_nodes - 1, tok);
+	*node = (int16_t)x;
+	return 0;
+}
+
+/*
+ *   cpuN vmstat_fold        cpuN vmstat_read node=N zone=Z how=estimate|snapshot|safe
+ *   cpuN vmstat_refresh     cpuN kswapd_wake node=N zone=Z order=K
+ *   cpuN kswapd_step node=N cpuN kswapd_sleep node=N
+ */
+static int parse_vmstat_op(struct parser *ps, char **tok, int ntok, struct mm_op *op)
+{
+	const char *cmd = tok[1], *v;
+	uint64_t x;
+
+	if (!strcmp(cmd, "vmstat_fold") || !strcmp(cmd, "vmstat_refresh")) {
+		op->kind = cmd[7] == 'f' ? MM_OP_VMSTAT_FOLD : MM_OP_VMSTAT_REFRESH;
+		if (ntok != 2)
+			PERR(ps, "%s takes no arguments", cmd);
+		return 0;
+	}
+	if (!strcmp(cmd, "vmstat_read")) {
+		op->kind = MM_OP_VMSTAT_READ;
+		if (ntok != 5 || parse_node_arg(ps, tok[2], &op->node) ||
+		    parse_zone_arg(ps, tok[3], &op->arg))
+			PERR(ps, "expected 'cpuN vmstat_read node=N zone=Z "
+				 "how=estimate|snapshot|safe'");
+		unsigned int how;
+		for (how = 0; how <= MM_VMSTAT_READ_MAX; how++)
+			if ((v = kv(tok[4], "how")) && !strcmp(v, vmstat_reads[how]))
+				break;
+		if (how > MM_VMSTAT_READ_MAX)
+			PERR(ps, "how must be estimate, snapshot or safe");
+		op->order = (uint8_t)how;
+		return 0;
+	}
+	if (!strcmp(cmd, "kswapd_wake")) {
+		op->kind = MM_OP_KSWAPD_WAKE;
+		if (ntok != 5 || parse_node_arg(ps, tok[2], &op->node) ||
+		    parse_zone_arg(ps, tok[3], &op->arg) || !(v = kv(tok[4], "order")) ||
+		    !parse_u64(v, &x) || x > ps->prog->cfg.max_order)
+			PERR(ps, "expected 'cpuN kswapd_wake node=N zone=Z order=0..%u'",
+			     ps->prog->cfg.max_order);
+		op->order = (uint8_t)x;
+		return 0;
+	}
+	if (strcmp(cmd, "kswapd_step") && strcmp(cmd, "kswapd_sleep"))
+		PERR(ps, "unknown op '%s'", cmd);
+	op->kind = strcmp(cmd, "kswapd_step") ? MM_OP_KSWAPD_SLEEP : MM_OP_KSWAPD_STEP;
+	if (ntok != 3 || parse_node_arg(ps, tok[2], &op->node))
+		PERR(ps, "expected 'cpuN %s node=N'", cmd);
+	return 0;
+}
+
 static int parse_op(struct parser *ps, char **tok, int ntok)
 {
 	struct mm_op op = {0};
@@ -661,6 +759,9 @@ static int parse_op(struct parser *ps, char **tok, int ntok)
 		op.kind = tok[1][4] == 'd' ? MM_OP_PCP_DISABLE : MM_OP_PCP_ENABLE;
 		op.node = (int16_t)x;
 		op.arg = (uint32_t)zt;
+	} else if (!strncmp(tok[1], "vmstat_", 7) || !strncmp(tok[1], "kswapd_", 7)) {
+		if (parse_vmstat_op(ps, tok, ntok, &op))
+			return -1;
 	} else if (parse_counter_op(ps, tok, ntok, &op)) {
 		return -1;
 	}

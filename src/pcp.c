@@ -514,12 +514,14 @@ void mm_drain_all_pages(struct mm_sim *sim)
 	count_event(sim, pcp_drain_all);
 }
 
-/* models page_alloc_cpu_dead(): the dead CPU's lists drained, sizing redone */
+/* models page_alloc_cpu_dead(): the dead CPU's lists drained, its vmstat diffs folded, sizing
+ * redone */
 void page_alloc_cpu_dead(struct mm_sim *sim, unsigned int cpu)
 {
 	for_each_zone(sim, z) {
 		count_events(sim, pcp_pages_drained_offline, drain_pages_zone(cpu, z));
 	}
+	cpu_vm_stats_fold(sim, cpu);
 	for_each_zone(sim, z)
 		if (populated_zone(z))
 			zone_pcp_update(z, 0);

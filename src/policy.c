@@ -21,6 +21,8 @@ enum variant_id {
 	V_RSS_LEAK_ON_FORK_FAILURE,
 	V_PCPU_BATCH_2NCPU,
 	V_RSS_COUNTERS_ONE_BY_ONE,
+	V_VMSTAT_PRESSURE_V1,
+	V_VMSTAT_NO_PRESSURE,
 	NR_VARIANTS
 };
 
@@ -57,6 +59,13 @@ static const struct mm_variant variants[NR_VARIANTS] = {
 	[V_RSS_COUNTERS_ONE_BY_ONE] = {"rss-counters-one-by-one", "bench",
 				       "four percpu_counter_init per fork instead of one "
 				       "init_many (6.2-6.5): four allocations and list locks"},
+	[V_VMSTAT_PRESSURE_V1] = {"vmstat-pressure-v1", "fuzz_vmstat",
+				  "the pressure threshold as first posted (Oct 2010), "
+				  "max(1, high - low / ncpus): about high, not (low - min) / "
+				  "ncpus, wrapped into the s8 field (seed 002)"},
+	[V_VMSTAT_NO_PRESSURE] = {"vmstat-no-pressure", "fuzz_vmstat",
+				  "kswapd keeps the normal thresholds while awake (before "
+				  "88f5acf88ae6): the drift outgrows low - min (seed 002)"},
 };
 
 size_t mm_variant_count(void)
@@ -85,6 +94,18 @@ static int highsize_equals_batch(unsigned long total_pages, int batch, int nr_sp
 	(void)total_pages;
 	(void)nr_split_cpus;
 	return batch;
+}
+
+/*
+ * The posted calculate_pressure_threshold(): the division binds to low
+ * alone, so the result is about the high mark itself.
+ */
+static int pressure_threshold_v1(const struct zone *zone)
+{
+	long threshold = (long)wmark_pages(zone, WMARK_HIGH) -
+			 (long)wmark_pages(zone, WMARK_LOW) / (long)mm_num_online_cpus(zone->sim);
+
+	return threshold > 1 ? (int)threshold : 1;
 }
 
 void _mm_policy_default(struct mm_policy *p)
@@ -129,6 +150,13 @@ void _mm_policy_apply_variant(struct mm_policy *p, int variant)
 		break;
 	case V_RSS_COUNTERS_ONE_BY_ONE:
 		p->rss_counters_one_by_one = true;
+		break;
+	case V_VMSTAT_PRESSURE_V1:
+		p->pressure_threshold = pressure_threshold_v1;
+		break;
+	case V_VMSTAT_NO_PRESSURE:
+		/* kswapd's switch then sets what refresh_zone_stat_thresholds() did */
+		p->pressure_threshold = calculate_normal_threshold;
 		break;
 	default:
 		break;

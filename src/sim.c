@@ -18,6 +18,7 @@ struct mm_sim *mm_sim_create(void)
 		return NULL;
 	pthread_mutex_init(&sim->hotplug_lock, NULL);
 	pthread_mutex_init(&sim->pcp_batch_high_lock, NULL);
+	pthread_mutex_init(&sim->kswapd_lock, NULL);
 	return sim;
 }
 
@@ -49,6 +50,7 @@ void mm_sim_destroy(struct mm_sim *sim)
 	free(sim->pageblock_flags);
 	pthread_mutex_destroy(&sim->hotplug_lock);
 	pthread_mutex_destroy(&sim->pcp_batch_high_lock);
+	pthread_mutex_destroy(&sim->kswapd_lock);
 	free(sim);
 }
 
@@ -152,6 +154,8 @@ static void zone_init(struct mm_sim *sim, struct zone *z, int node, enum zone_ty
 	if (zc->present) {
 		z->per_cpu_pageset = &sim->pcp_buf[(size_t)z->zone_id * sim->nr_cpus];
 		z->per_cpu_zonestats = &sim->zonestat_buf[(size_t)z->zone_id * sim->nr_cpus];
+		/* Before the boot free: it already counts through the diffs. */
+		_mm_vmstat_init_zone(z);
 	}
 	sim->reset_bytes += sizeof(*z);
 }
@@ -251,19 +255,28 @@ int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
 	sim->watermark_scale_factor = cfg->watermark_scale_factor;
 	sim->percpu_pagelist_high_fraction = cfg->percpu_pagelist_high_fraction;
 	atomic_store_explicit(&sim->nr_violations, 0, memory_order_relaxed);
+	for (int item = 0; item < NR_VM_ZONE_STAT_ITEMS; item++)
+		atomic_long_set(&sim->vm_zone_stat[item], 0);
+	sim->handles = NULL;
+	sim->nr_handles = 0;
 
 	memmap_init(sim);
+	_mm_kswapd_reset(sim);
 	_mm_build_zonelists(sim);
 	/* setup_per_cpu_pageset(): boot pagesets, sized by the watermark initcall below */
 	for_each_zone(sim, z) {
 		if (z->per_cpu_pageset) {
 			_mm_pcp_init_zone(z);
-			_mm_vmstat_init_zone(z);
 			sim->reset_bytes += sim->nr_cpus * (sizeof(struct per_cpu_pages) +
 							    sizeof(struct per_cpu_zonestat));
 		}
 	}
 	init_per_zone_wmark_min(sim);
+	/* The figures start with the booted machine. */
+	for_each_zone(sim, z) {
+		z->min_exact_free = z->vm_stat_exact[NR_FREE_PAGES];
+		z->max_drift = 0;
+	}
 	/* Boot counts nothing: zone->lock trips of init are not the workload's. */
 	memset(sim->cpu_stats, 0, sim->nr_cpus * sizeof(*sim->cpu_stats));
 	sim->reset_bytes += sim->nr_cpus * sizeof(*sim->cpu_stats);
@@ -311,7 +324,10 @@ int mm_zone_info(const struct mm_sim *sim, int node, enum zone_type zt, struct m
 		out->wmark[i] = READ_ONCE(z->_watermark[i]);
 	for (int i = 0; i < MAX_NR_ZONES; i++)
 		out->lowmem_reserve[i] = READ_ONCE(z->lowmem_reserve[i]);
-	out->nr_free_pages = atomic_long_read(&z->vm_stat[NR_FREE_PAGES]);
+	out->nr_free_pages = zone_page_state(z, NR_FREE_PAGES);
+	out->nr_free_exact = z->vm_stat_exact[NR_FREE_PAGES];
+	out->min_exact_free = z->min_exact_free;
+	out->max_drift = z->max_drift;
 	out->nr_pcp_pages = zone_nr_pcp_pages(z);
 	out->pcp_batch = z->pageset_batch;
 	out->pcp_high_min = z->pageset_high_min;
@@ -344,6 +360,12 @@ void mm_sim_stats(const struct mm_sim *sim, struct mm_stats *out)
 		SUM(fallbacks);
 		SUM(blocks_stolen);
 		SUM(full_checks);
+		SUM(vmstat_folds);
+		SUM(vmstat_updates);
+		SUM(snapshot_reads);
+		SUM(snapshot_remote_lines);
+		SUM(kswapd_wakes);
+		SUM(kswapd_reclaimed);
 #undef SUM
 	}
 }

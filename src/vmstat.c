@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vmstat.c - the per-cpu vmstat thresholds: how far each CPU's diff of a
- * zone counter may drift before it folds into the zone, and the drift mark
- * below which zone_watermark_ok_safe() must not trust the estimate (seed
- * 002). This first part computes and refreshes the thresholds as the
- * kernel does; the diffs themselves come with the rest of issue 4.
+ * vmstat.c - the zone counters as the kernel keeps them (seed 002): a
+ * zone-wide atomic plus a small signed diff per CPU that folds into it
+ * only past the CPU's threshold. Readers of the atomic alone see an
+ * estimate off by up to the sum of the thresholds; the snapshot adds every
+ * online CPU's diff at the price of a remote cache line each. While kswapd
+ * is awake the thresholds drop to the pressure values, so that the drift
+ * fits between the low and min watermarks. The checker keeps the exact
+ * value beside each counter and the threshold each diff was last bounded by.
  */
 #include "internal.h"
+
+#include <limits.h>
 
 static int fls_ul(unsigned long x)
 {
@@ -74,11 +79,277 @@ void refresh_zone_stat_thresholds(struct mm_sim *sim)
 	}
 }
 
+/*
+ * models set_pgdat_percpu_threshold(): kswapd's switch between the normal
+ * and the pressure thresholds, only in zones whose CPUs could drift past
+ * low - min. Like the kernel it neither folds nor clamps the diffs: a diff
+ * made under the larger threshold stays until its CPU next updates it.
+ */
+void set_pgdat_percpu_threshold(struct pglist_data *pgdat,
+				int (*calculate_threshold)(const struct zone *zone))
+{
+	for (int zt = 0; zt < MAX_NR_ZONES; zt++) {
+		struct zone *zone = &pgdat->node_zones[zt];
+		if (!zone->per_cpu_zonestats || !READ_ONCE(zone->percpu_drift_mark))
+			continue;
+		/* Stored into the s8 field as the kernel does: a value past 127 wraps. */
+		int8_t threshold = (int8_t)calculate_threshold(zone);
+		for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++)
+			if (mm_cpu_is_online(zone->sim, (int)cpu))
+				WRITE_ONCE(zone->per_cpu_zonestats[cpu].stat_threshold, threshold);
+	}
+}
+
+static struct per_cpu_zonestat *this_cpu_zonestat(struct zone *zone)
+{
+	unsigned int cpu = (unsigned int)mm_current_cpu();
+
+	return &zone->per_cpu_zonestats[cpu < zone->sim->nr_cpus ? cpu : 0];
+}
+
+/* models zone_page_state_add(): a fold into the zone and global atomics */
+static void zone_page_state_add(long x, struct zone *zone, enum zone_stat_item item)
+{
+	atomic_long_add(x, &zone->vm_stat[item]);
+	atomic_long_add(x, &zone->sim->vm_zone_stat[item]);
+	count_event(zone->sim, vmstat_folds);
+}
+
+/*
+ * models __mod_zone_page_state(): the diff absorbs delta unless the sum
+ * passes the threshold, then all of it folds. Caller holds zone->lock.
+ */
+void __mod_zone_page_state(struct zone *zone, enum zone_stat_item item, long delta)
+{
+	struct per_cpu_zonestat *pcp = this_cpu_zonestat(zone);
+	long x = delta + READ_ONCE(pcp->vm_stat_diff[item]);
+	int8_t t = READ_ONCE(pcp->stat_threshold);
+
+	if (x > t || -x > t) {
+		zone_page_state_add(x, zone, item);
+		x = 0;
+	}
+	WRITE_ONCE(pcp->vm_stat_diff[item], (int8_t)x);
+	WRITE_ONCE(pcp->update_threshold[item], t);
+	count_event(zone->sim, vmstat_updates);
+}
+
+/*
+ * models __inc_zone_state(): past the threshold it folds half a threshold
+ * more than it has and leaves the diff at minus that half, so a counter
+ * that keeps rising folds about every 1.5 thresholds instead of every one.
+ */
+void __inc_zone_state(struct zone *zone, enum zone_stat_item item)
+{
+	struct per_cpu_zonestat *pcp = this_cpu_zonestat(zone);
+	int8_t t = READ_ONCE(pcp->stat_threshold);
+	int v = READ_ONCE(pcp->vm_stat_diff[item]) + 1;
+
+	if (v > t) {
+		int overstep = t >> 1;
+		zone_page_state_add(v + overstep, zone, item);
+		v = -overstep;
+	}
+	WRITE_ONCE(pcp->vm_stat_diff[item], (int8_t)v);
+	WRITE_ONCE(pcp->update_threshold[item], t);
+	count_event(zone->sim, vmstat_updates);
+}
+
+/* models __dec_zone_state(): the mirror of __inc_zone_state() */
+void __dec_zone_state(struct zone *zone, enum zone_stat_item item)
+{
+	struct per_cpu_zonestat *pcp = this_cpu_zonestat(zone);
+	int8_t t = READ_ONCE(pcp->stat_threshold);
+	int v = READ_ONCE(pcp->vm_stat_diff[item]) - 1;
+
+	if (v < -t) {
+		int overstep = t >> 1;
+		zone_page_state_add(v - overstep, zone, item);
+		v = overstep;
+	}
+	WRITE_ONCE(pcp->vm_stat_diff[item], (int8_t)v);
+	WRITE_ONCE(pcp->update_threshold[item], t);
+	count_event(zone->sim, vmstat_updates);
+}
+
+/*
+ * models zone_page_state_snapshot(): the estimate plus every online CPU's
+ * diff, each a cache line another CPU owns. Offline CPUs were folded when
+ * they died.
+ */
+long zone_page_state_snapshot(struct zone *zone, enum zone_stat_item item)
+{
+	struct mm_sim *sim = zone->sim;
+	long x = atomic_long_read(&zone->vm_stat[item]);
+	unsigned long lines = 0;
+
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
+		if (!mm_cpu_is_online(sim, (int)cpu))
+			continue;
+		x += READ_ONCE(zone->per_cpu_zonestats[cpu].vm_stat_diff[item]);
+		lines += cpu != (unsigned int)mm_current_cpu();
+	}
+	count_event(sim, snapshot_reads);
+	count_events(sim, snapshot_remote_lines, lines);
+	return x < 0 ? 0 : x;
+}
+
+/*
+ * models drain_zonestat(): folds one CPU's diffs of one zone. The model
+ * takes zone->lock, which every diff update holds (see per_cpu_zonestat).
+ */
+void drain_zonestat(struct zone *zone, unsigned int cpu)
+{
+	struct per_cpu_zonestat *pcp;
+
+	if (!zone->per_cpu_zonestats || cpu >= zone->sim->nr_cpus)
+		return;
+	pcp = &zone->per_cpu_zonestats[cpu];
+	spin_lock(&zone->lock);
+	for (int item = 0; item < NR_VM_ZONE_STAT_ITEMS; item++) {
+		int v = READ_ONCE(pcp->vm_stat_diff[item]);
+		if (v) {
+			WRITE_ONCE(pcp->vm_stat_diff[item], 0);
+			zone_page_state_add(v, zone, (enum zone_stat_item)item);
+		}
+		WRITE_ONCE(pcp->update_threshold[item], READ_ONCE(pcp->stat_threshold));
+	}
+	spin_unlock(&zone->lock);
+}
+
+/* models refresh_cpu_vm_stats(): vmstat_update's periodic fold, run as the CPU itself */
+void refresh_cpu_vm_stats(struct mm_sim *sim, unsigned int cpu)
+{
+	for_each_zone(sim, z)
+		drain_zonestat(z, cpu);
+}
+
+/* models cpu_vm_stats_fold(): a dead CPU's diffs, folded by another */
+void cpu_vm_stats_fold(struct mm_sim *sim, unsigned int cpu)
+{
+	for_each_zone(sim, z)
+		drain_zonestat(z, cpu);
+}
+
+/* The checker's bound on |estimate - exact|: each CPU's diff within its last threshold. */
+long _mm_vmstat_drift_bound(const struct zone *zone, enum zone_stat_item item)
+{
+	long bound = 0;
+
+	for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++) {
+		int t = READ_ONCE(zone->per_cpu_zonestats[cpu].update_threshold[item]);
+		bound += t < 0 ? -t : t;
+	}
+	return bound;
+}
+
+/*
+ * The precondition of the seed's invariant: kswapd has switched this
+ * zone's node to the thresholds the policy gives now (pressure where a
+ * drift mark is set), every online CPU has updated its diff under them,
+ * and the low - min gap leaves each CPU at least one page.
+ */
+bool _mm_vmstat_pressure_in_force(const struct zone *zone)
+{
+	const struct mm_sim *sim = zone->sim;
+	unsigned int online = mm_num_online_cpus(sim);
+
+	if (!sim->node_data[zone->node]->kswapd.pressure)
+		return false;
+	if ((long)wmark_pages(zone, WMARK_LOW) - (long)wmark_pages(zone, WMARK_MIN) < (long)online)
+		return false;
+	int8_t want = (int8_t)(zone->percpu_drift_mark ? sim->policy.pressure_threshold(zone)
+						       : sim->policy.normal_threshold(zone));
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
+		const struct per_cpu_zonestat *pcp = &zone->per_cpu_zonestats[cpu];
+		if (!mm_cpu_is_online(sim, (int)cpu))
+			continue;
+		if (pcp->stat_threshold != want || pcp->update_threshold[NR_FREE_PAGES] != want)
+			return false;
+	}
+	return true;
+}
+
 void _mm_vmstat_init_zone(struct zone *zone)
 {
 	for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++)
 		zone->per_cpu_zonestats[cpu] = (struct per_cpu_zonestat){0};
 	zone->percpu_drift_mark = 0;
+	for (int item = 0; item < NR_VM_ZONE_STAT_ITEMS; item++)
+		zone->vm_stat_exact[item] = 0;
+	zone->min_exact_free = LONG_MAX;
+	zone->max_drift = 0;
+}
+
+/*
+ * The full check, under zone->lock: the exact value is the atomic plus
+ * every CPU's diff, no diff exceeds the threshold it was last bounded by,
+ * a dead CPU holds none, and so the estimate is within the bound.
+ */
+MM_NO_COVERAGE unsigned long _mm_vmstat_check_zone(struct zone *zone)
+{
+	struct mm_sim *sim = zone->sim;
+	unsigned long bad = 0;
+
+	if (!zone->per_cpu_zonestats)
+		return 0;
+	for (int item = 0; item < NR_VM_ZONE_STAT_ITEMS; item++) {
+		long sum = atomic_long_read(&zone->vm_stat[item]);
+		for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
+			const struct per_cpu_zonestat *pcp = &zone->per_cpu_zonestats[cpu];
+			int diff = pcp->vm_stat_diff[item], t = pcp->update_threshold[item];
+			sum += diff;
+			if (t < 0)
+				t = -t;
+			if (diff > t || -diff > t) {
+				mm_report_violation(sim, "INV-VMSTAT-DIFF", zone->node,
+						    (int)zone->type, (int)cpu, -1, t, diff,
+						    "a per-cpu diff is past the threshold of its "
+						    "last update");
+				bad++;
+			}
+			/* Under threads an op may still finish on a CPU going offline. */
+			if (diff && sim->serial && !mm_cpu_is_online(sim, (int)cpu)) {
+				mm_report_violation(sim, "INV-VMSTAT-DEAD-FOLD", zone->node,
+						    (int)zone->type, (int)cpu, -1, 0, diff,
+						    "an offline CPU still holds a diff");
+				bad++;
+			}
+		}
+		if (sum != zone->vm_stat_exact[item]) {
+			zone_report(zone, "INV-VMSTAT-EXACT", -1, zone->vm_stat_exact[item], sum,
+				    "zone counter plus the per-cpu diffs is not the exact value");
+			bad++;
+		}
+		long drift = zone_page_state(zone, (enum zone_stat_item)item) -
+			     zone->vm_stat_exact[item];
+		long bound = _mm_vmstat_drift_bound(zone, (enum zone_stat_item)item);
+		if (drift > bound || -drift > bound) {
+			zone_report(zone, "INV-VMSTAT-DRIFT", -1, bound, drift,
+				    "|estimate - exact| is past the sum of the CPUs' thresholds");
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* The global copies are the sums of the zones' atomics. */
+MM_NO_COVERAGE unsigned long _mm_vmstat_check_global(struct mm_sim *sim)
+{
+	unsigned long bad = 0;
+
+	for (int item = 0; item < NR_VM_ZONE_STAT_ITEMS; item++) {
+		long sum = 0;
+		for_each_zone(sim, z)
+			sum += atomic_long_read(&z->vm_stat[item]);
+		long global = atomic_long_read(&sim->vm_zone_stat[item]);
+		if (global != sum) {
+			mm_report_violation(sim, "INV-VMSTAT-GLOBAL", -1, -1, -1, -1, sum, global,
+					    "the global counter is not the sum of the zones'");
+			bad++;
+		}
+	}
+	return bad;
 }
 
 unsigned long mm_zone_drift_mark(const struct mm_sim *sim, int node, enum zone_type zt)
@@ -86,4 +357,15 @@ unsigned long mm_zone_drift_mark(const struct mm_sim *sim, int node, enum zone_t
 	if (node < 0 || (unsigned int)node >= sim->nr_nodes || (unsigned int)zt >= MAX_NR_ZONES)
 		return 0;
 	return READ_ONCE(sim->node_data[node]->node_zones[zt].percpu_drift_mark);
+}
+
+int mm_zone_free_diff(const struct mm_sim *sim, int node, enum zone_type zt, int cpu)
+{
+	if (node < 0 || (unsigned int)node >= sim->nr_nodes || (unsigned int)zt >= MAX_NR_ZONES ||
+	    cpu < 0 || (unsigned int)cpu >= sim->nr_cpus)
+		return 0;
+	const struct zone *z = &sim->node_data[node]->node_zones[zt];
+	return z->per_cpu_zonestats
+		       ? READ_ONCE(z->per_cpu_zonestats[cpu].vm_stat_diff[NR_FREE_PAGES])
+		       : 0;
 }

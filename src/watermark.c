@@ -264,3 +264,34 @@ bool zone_watermark_fast(const struct zone *z, unsigned int order, unsigned long
 					   highest_zoneidx, alloc_flags, free_pages);
 	return false;
 }
+
+/*
+ * models zone_watermark_ok_safe(): where the CPUs could drift past the
+ * low - min gap (a drift mark is set) and the estimate is below the mark,
+ * pay for the snapshot. kswapd's balance checks use it; allocations do not.
+ */
+bool zone_watermark_ok_safe(struct zone *z, unsigned int order, unsigned long mark,
+			    int highest_zoneidx)
+{
+	long free_pages = zone_page_state(z, NR_FREE_PAGES);
+	unsigned long drift_mark = READ_ONCE(z->percpu_drift_mark);
+	bool snapshot = drift_mark && free_pages < (long)drift_mark;
+
+	if (snapshot)
+		free_pages = zone_page_state_snapshot(z, NR_FREE_PAGES);
+	bool ok = __zone_watermark_ok(z, order, mark, highest_zoneidx, 0, free_pages);
+
+	/* Below the drift mark the answer must be the exact one (one thread: a stable view). */
+	if (snapshot && z->sim->serial) {
+		long exact = z->vm_stat_exact[NR_FREE_PAGES];
+		bool want = __zone_watermark_ok(z, order, mark, highest_zoneidx, 0,
+						exact < 0 ? 0 : exact);
+		if (ok != want)
+			zone_report(
+				z, "INV-VMSTAT-SAFE", -1, want, ok,
+				"zone_watermark_ok_safe below the drift mark (snapshot %ld, exact "
+				"%ld, mark %lu)",
+				free_pages, exact, mark);
+	}
+	return ok;
+}

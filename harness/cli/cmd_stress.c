@@ -516,7 +516,7 @@ static bool check_quiesced(struct stress_run *run, bool final)
 		struct mm_zone_info zi;
 		if (mm_zone_info(run->sim, run->zones[z].node, run->zones[z].type, &zi))
 			continue;
-		long long have = zi.nr_free_pages + zi.nr_pcp_pages + (long long)held[z];
+		long long have = zi.nr_free_exact + zi.nr_pcp_pages + (long long)held[z];
 		if (have == (long long)zi.managed)
 			continue;
 		struct mm_violation v = {
@@ -529,8 +529,8 @@ static bool check_quiesced(struct stress_run *run, bool final)
 			.actual = have,
 		};
 		snprintf(v.detail, sizeof(v.detail),
-			 "NR_FREE_PAGES %ld + pcp %ld + pages the threads hold %llu != managed",
-			 zi.nr_free_pages, zi.nr_pcp_pages, (unsigned long long)held[z]);
+			 "exact free %ld + pcp %ld + pages the threads hold %llu != managed",
+			 zi.nr_free_exact, zi.nr_pcp_pages, (unsigned long long)held[z]);
 		on_violation(&v, run);
 	}
 	t = cli_now() - t;

@@ -67,7 +67,7 @@ START_TEST(test_split_expand_and_merge_back)
 	for (unsigned int j = k; j < 3; j++)
 		want[j] = 1;
 	assert_nr_free(sim, 0, ZONE_NORMAL, want, 4);
-	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 8 - (1 << k));
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 8 - (1 << k));
 	mm_sim_stats(sim, &st);
 	ck_assert_uint_eq(st.splits, 3 - k);
 	/* The upper halves sit at pfn 2^j, each on the MOVABLE list of its order. */
@@ -78,7 +78,7 @@ START_TEST(test_split_expand_and_merge_back)
 
 	mm_free_pages(sim, 0, k, 7, gen);
 	assert_nr_free(sim, 0, ZONE_NORMAL, initial, 4);
-	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 8);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 8);
 	mm_sim_stats(sim, &st);
 	ck_assert_uint_eq(st.merges, k < 3 ? 3 - k : 1);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
@@ -104,7 +104,7 @@ START_TEST(test_free_out_of_order_restores)
 	ck_assert_int_eq(alloc_ok(sim, 0, GFP_MOV, 2, &g1), 1);
 	mm_free_pages(sim, 0, 0, 1, g0);
 	assert_nr_free(sim, 0, ZONE_NORMAL, one_free, 4);
-	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 7);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 7);
 	mm_free_pages(sim, 1, 0, 2, g1);
 	assert_nr_free(sim, 0, ZONE_NORMAL, initial, 4);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
@@ -172,7 +172,7 @@ START_TEST(test_merge_blocked_highatomic_vs_movable)
 		ck_assert_int_eq(get_pfnblock_migratetype(sim, 0), MIGRATE_HIGHATOMIC);
 		ck_assert_int_eq(get_pfnblock_migratetype(sim, 4), MIGRATE_MOVABLE);
 		/* HIGHATOMIC free pages are in NR_FREE_PAGES: 4 + 4. */
-		ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 8);
+		ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 8);
 		ck_assert_uint_eq(mm_check_full(sim), 0);
 		mm_sim_destroy(sim);
 	}
@@ -192,7 +192,7 @@ START_TEST(test_merge_blocked_isolate_vs_movable)
 		ck_assert_uint_eq(z->free_area[2].head[MIGRATE_ISOLATE], 4);
 		ck_assert_int_eq(get_pfnblock_migratetype(sim, 4), MIGRATE_ISOLATE);
 		/* account_freepages() leaves ISOLATE out of NR_FREE_PAGES: 4, not 8. */
-		ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 4);
+		ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 4);
 		mm_sim_destroy(sim);
 	}
 }
@@ -255,7 +255,7 @@ START_TEST(test_merge_movable_with_unmovable)
 		ck_assert_uint_eq(z->free_area[3].head[c[i].last_mt], 0);
 		ck_assert_int_eq(get_pfnblock_migratetype(sim, 0), c[i].last_mt);
 		ck_assert_int_eq(get_pfnblock_migratetype(sim, 4), c[i].last_mt);
-		ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 8);
+		ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 8);
 		ck_assert_uint_eq(mm_check_full(sim), 0);
 		mm_sim_destroy(sim);
 	}
@@ -279,7 +279,7 @@ START_TEST(test_unaligned_zone_start)
 	uint32_t gen;
 
 	assert_nr_free(sim, 0, ZONE_NORMAL, boot, 4);
-	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 15);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 15);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 
 	for (unsigned int order = 0; order < 3; order++) {
@@ -289,7 +289,7 @@ START_TEST(test_unaligned_zone_start)
 		mm_free_pages(sim, (uint64_t)pfn, order, order, gen);
 		assert_nr_free(sim, 0, ZONE_NORMAL, boot, 4);
 	}
-	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 15);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 15);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 	ck_assert_uint_eq(mm_sim_violations(sim), 0);
 	mm_sim_destroy(sim);
@@ -393,7 +393,7 @@ START_TEST(test_double_free_reported)
 	ck_assert_str_eq(vr.id[0], "INV-FREE-BAD");
 	ck_assert_uint_eq(mm_sim_violations(sim), 1);
 	/* The bad free changed nothing. */
-	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 8);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 8);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 	mm_sim_destroy(sim);
 }
@@ -415,10 +415,10 @@ START_TEST(test_stamp_mismatch_reported)
 	ck_assert_uint_eq(vr.n, 3);
 	ck_assert_str_eq(vr.id[2], "INV-FREE-BAD");
 	/* Still allocated: 8 - 2 free. The right free then goes through. */
-	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 6);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 6);
 	mm_free_pages(sim, (uint64_t)pfn, 1, 5, gen);
 	ck_assert_uint_eq(vr.n, 3);
-	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 8);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 8);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 	mm_sim_destroy(sim);
 }
@@ -438,7 +438,7 @@ START_TEST(test_stale_handle_reported)
 	mm_free_pages(sim, (uint64_t)a, 2, 1, ga);
 	ck_assert_uint_eq(vr.n, 1);
 	ck_assert_str_eq(vr.id[0], "INV-PAGE-STAMP");
-	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 4);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 4);
 	mm_free_pages(sim, (uint64_t)a, 2, 2, gb);
 	ck_assert_uint_eq(vr.n, 1);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
@@ -463,7 +463,7 @@ START_TEST(test_free_reserved_pfn_reported)
 	ck_assert_uint_eq(vr.n, 2);
 	ck_assert_str_eq(vr.id[0], "INV-FREE-BAD");
 	ck_assert_str_eq(vr.id[1], "INV-FREE-BAD");
-	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 6);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 6);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 	mm_sim_destroy(sim);
 }
@@ -499,7 +499,7 @@ START_TEST(test_fallback_steals_whole_range)
 	ck_assert_uint_eq(st.blocks_stolen, 1);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 	mm_free_pages(sim, 0, 0, 1, gen);
-	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 8);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 8);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 	mm_sim_destroy(sim);
 }
@@ -530,14 +530,14 @@ START_TEST(test_fallback_steals_pageblock)
 	ck_assert_int_eq(get_pfnblock_migratetype(sim, 4), MIGRATE_MOVABLE);
 	assert_nr_free(sim, 0, ZONE_NORMAL, left, 4);
 	ck_assert_uint_eq(z->free_area[1].head[MIGRATE_UNMOVABLE], 2);
-	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 2);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 2);
 	mm_sim_stats(sim, &st);
 	ck_assert_uint_eq(st.blocks_stolen, 1);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 	mm_free_pages(sim, 1, 0, 1, g1);
 	mm_free_pages(sim, 4, 2, 4, g4);
 	mm_free_pages(sim, 0, 0, 0, g0);
-	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 8);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 8);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 	ck_assert_uint_eq(mm_sim_violations(sim), 0);
 	mm_sim_destroy(sim);
@@ -620,7 +620,7 @@ START_TEST(test_check_full_busy_machine)
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 	for (enum zone_type zt = ZONE_DMA32; zt <= ZONE_NORMAL; zt++) {
 		struct mm_zone_info zi = zinfo(sim, 0, zt);
-		ck_assert_int_eq(zi.nr_free_pages, (long)zi.managed);
+		ck_assert_int_eq(zi.nr_free_exact, (long)zi.managed);
 	}
 	mm_sim_destroy(sim);
 }

@@ -143,7 +143,7 @@ static struct mm_sim *sim_r(void)
 
 static long nr_free(const struct mm_sim *sim)
 {
-	return zinfo(sim, 0, ZONE_NORMAL).nr_free_pages;
+	return zinfo(sim, 0, ZONE_NORMAL).nr_free_exact;
 }
 
 /* ------------------------------------------------------------------------
@@ -955,7 +955,7 @@ START_TEST(test_deferred_complete_matches_full)
 	sim = sim_new(&cfg);
 	assert_deferred_boot(sim);
 	/* deferred pages are neither free nor managed yet */
-	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 1024);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 1024);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 	ck_assert_uint_eq(mm_deferred_init_complete(sim), 262144 - 1024);
 	ck_assert(!mm_deferred_init_pending(sim));
@@ -963,7 +963,7 @@ START_TEST(test_deferred_complete_matches_full)
 	assert_sizing(sim, 0, ZONE_DMA32, 1, 9, 256);
 	assert_sizing(sim, 0, ZONE_NORMAL, 63, 638, 16384);
 	assert_same_sizing(sim, full);
-	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 262144);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 262144);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 	/* a second complete has nothing to do */
 	ck_assert_uint_eq(mm_deferred_init_complete(sim), 0);
@@ -1025,7 +1025,7 @@ START_TEST(test_deferred_step)
 	assert_deferred_boot(sim);
 	ck_assert_uint_eq(mm_deferred_init_step(sim, 0, 2), 1024);
 	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).managed, 2048);
-	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 2048);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 2048);
 	ck_assert_uint_eq(mm_deferred_init_step(sim, 0, 3), 1536);
 	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).managed, 3584);
 	assert_sizing(sim, 0, ZONE_NORMAL, 1, 17, 64);
@@ -1127,10 +1127,10 @@ static void assert_conservation(const struct mm_sim *sim, const struct zref *z, 
 		ck_assert_msg(pcp == zi.nr_pcp_pages,
 			      "step %d node %d %s: CPUs' counts sum to %ld, zone says %ld", step,
 			      z[i].node, mm_zone_name(z[i].zt), pcp, zi.nr_pcp_pages);
-		ck_assert_msg(zi.nr_free_pages + zi.nr_pcp_pages + z[i].allocated == z[i].managed,
+		ck_assert_msg(zi.nr_free_exact + zi.nr_pcp_pages + z[i].allocated == z[i].managed,
 			      "step %d node %d %s: free %ld + pcp %ld + allocated %ld != managed "
 			      "%ld",
-			      step, z[i].node, mm_zone_name(z[i].zt), zi.nr_free_pages,
+			      step, z[i].node, mm_zone_name(z[i].zt), zi.nr_free_exact,
 			      zi.nr_pcp_pages, z[i].allocated, z[i].managed);
 	}
 }
@@ -1272,7 +1272,7 @@ START_TEST(test_conservation_busy)
 	for (int i = 0; i < nz; i++) {
 		struct mm_zone_info zi = zinfo(sim, z[i].node, z[i].zt);
 		ck_assert_int_eq(zi.nr_pcp_pages, 0);
-		ck_assert_int_eq(zi.nr_free_pages, z[i].managed);
+		ck_assert_int_eq(zi.nr_free_exact, z[i].managed);
 	}
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 	ck_assert_uint_eq(mm_sim_violations(sim), 0);

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reclaim.c - kswapd, one per node (seed 002). An allocation that fails
+ * the low watermark wakes it; while it is awake the node's vmstat
+ * thresholds are the pressure ones, so the estimate the allocator checks
+ * cannot drift past the low - min gap; a step reclaims pages back from the
+ * allocations made reclaimable (__GFP_RECLAIMABLE) until the node is
+ * balanced at the high mark, judged by zone_watermark_ok_safe(); going
+ * back to sleep restores the normal thresholds.
+ *
+ * The model's kswapd runs as ops, not as a thread: the fuzzer decides when
+ * it gets the CPU, including not before the allocations that needed it.
+ */
+#include "internal.h"
+
+#define SWAP_CLUSTER_MAX     32 /* pages a reclaim pass aims for */
+#define MAX_RECLAIM_RETRIES  16 /* kswapd_failures past which a node is hopeless */
+#define KSWAPD_ZONEIDX_UNSET MAX_NR_ZONES
+
+void _mm_kswapd_reset(struct mm_sim *sim)
+{
+	for (unsigned int n = 0; n < sim->nr_nodes; n++)
+		sim->node_data[n]->kswapd =
+			(struct kswapd_state){.highest_zoneidx = KSWAPD_ZONEIDX_UNSET};
+}
+
+/*
+ * models pgdat_balanced(): one zone up to highest_zoneidx at its high mark
+ * is enough, by the safe check; a node with no such zone needs no kswapd.
+ */
+bool pgdat_balanced(struct pglist_data *pgdat, unsigned int order, int highest_zoneidx)
+{
+	bool any = false;
+
+	for (int zt = 0; zt <= highest_zoneidx && zt < MAX_NR_ZONES; zt++) {
+		struct zone *zone = &pgdat->node_zones[zt];
+		if (!managed_zone(zone))
+			continue;
+		any = true;
+		if (zone_watermark_ok_safe(zone, order, wmark_pages(zone, WMARK_HIGH),
+					   highest_zoneidx))
+			return true;
+	}
+	return !any;
+}
+
+/*
+ * models wakeup_kswapd(): records the largest order and zone asked for,
+ * and wakes a sleeping kswapd unless the node is hopeless or balanced.
+ * Waking does not switch thresholds; kswapd does, once it runs.
+ */
+void wakeup_kswapd(struct zone *zone, unsigned int gfp, unsigned int order, int highest_zoneidx)
+{
+	struct mm_sim *sim = zone->sim;
+	struct pglist_data *pgdat = sim->node_data[zone->node];
+	struct kswapd_state *k = &pgdat->kswapd;
+
+	(void)gfp; /* no kcompactd to hand a hopeless node to */
+	if (!managed_zone(zone))
+		return;
+	pthread_mutex_lock(&sim->kswapd_lock);
+	if (k->highest_zoneidx == KSWAPD_ZONEIDX_UNSET || k->highest_zoneidx < highest_zoneidx)
+		k->highest_zoneidx = highest_zoneidx;
+	if (k->order < order)
+		k->order = order;
+	bool wake = !k->awake && k->failures < MAX_RECLAIM_RETRIES;
+	pthread_mutex_unlock(&sim->kswapd_lock);
+	if (!wake || pgdat_balanced(pgdat, order, highest_zoneidx))
+		return;
+	pthread_mutex_lock(&sim->kswapd_lock);
+	if (!k->awake) {
+		k->awake = true;
+		k->pressure = false;
+		count_event(sim, kswapd_wakes);
+	}
+	pthread_mutex_unlock(&sim->kswapd_lock);
+}
+
+/* models wake_all_kswapds(): each node of the zonelist once */
+void wake_all_kswapds(struct mm_sim *sim, unsigned int order, unsigned int gfp,
+		      struct zone **zonelist, int highest_zoneidx)
+{
+	int last_node = -1;
+
+	(void)sim;
+	for (struct zone **zp = zonelist; *zp; zp++) {
+		struct zone *zone = *zp;
+		if ((int)zone->type > highest_zoneidx || zone->node == last_node)
+			continue;
+		last_node = zone->node;
+		wakeup_kswapd(zone, gfp, order, highest_zoneidx);
+	}
+}
+
+/*
+ * Frees one reclaimable allocation of the zone through its handle, as the
+ * current CPU: the pages go back the way any free goes (pcp or buddy).
+ * Returns the pages freed, 0 when the pfn holds no reclaimable head.
+ */
+static unsigned long reclaim_block(struct mm_sim *sim, uint64_t pfn)
+{
+	const struct page *page = pfn_to_page(sim, pfn);
+
+	if (page->state != PG_ALLOC || page->alloc_mt != MIGRATE_RECLAIMABLE)
+		return 0;
+	uint32_t owner = page->stamp.owner;
+	struct mm_handle *h = owner < sim->nr_handles ? &sim->handles[owner] : NULL;
+	if (!h || h->pfn != (long long)pfn || h->gen != page->stamp.gen)
+		return 0; /* not an allocation the running program can lose */
+	unsigned int order = page->order;
+	mm_free_pages(sim, pfn, order, owner, h->gen);
+	h->pfn = -1;
+	return 1UL << order;
+}
+
+/*
+ * models shrink_node() for the one reclaimable pool: up to
+ * SWAP_CLUSTER_MAX pages from the node's zones up to highest_zoneidx,
+ * highest first. Only one thread can own the program's handles.
+ */
+static unsigned long shrink_node(struct mm_sim *sim, struct pglist_data *pgdat, int highest_zoneidx)
+{
+	unsigned long reclaimed = 0;
+
+	if (!sim->serial || !sim->handles)
+		return 0;
+	for (int zt = highest_zoneidx; zt >= 0 && reclaimed < SWAP_CLUSTER_MAX; zt--) {
+		struct zone *zone = &pgdat->node_zones[zt];
+		uint64_t end = zone->zone_start_pfn + zone->spanned_pages;
+		for (uint64_t pfn = zone->zone_start_pfn; pfn < end && reclaimed < SWAP_CLUSTER_MAX;
+		     pfn++)
+			reclaimed += reclaim_block(sim, pfn);
+	}
+	count_events(sim, kswapd_reclaimed, reclaimed);
+	return reclaimed;
+}
+
+/*
+ * One run of kswapd: the half of kswapd_try_to_sleep() after the wake-up
+ * (pressure thresholds), then balance_pgdat() for one reclaim pass.
+ * Returns 1 (skipped) when kswapd sleeps.
+ */
+int _mm_kswapd_step(struct mm_sim *sim, int node)
+{
+	struct pglist_data *pgdat = sim->node_data[node];
+	struct kswapd_state *k = &pgdat->kswapd;
+
+	pthread_mutex_lock(&sim->kswapd_lock);
+	if (!k->awake) {
+		pthread_mutex_unlock(&sim->kswapd_lock);
+		return 1;
+	}
+	if (!k->pressure) {
+		set_pgdat_percpu_threshold(pgdat, sim->policy.pressure_threshold);
+		k->pressure = true;
+	}
+	unsigned int order = k->order;
+	int zoneidx =
+		k->highest_zoneidx == KSWAPD_ZONEIDX_UNSET ? MAX_NR_ZONES - 1 : k->highest_zoneidx;
+	pthread_mutex_unlock(&sim->kswapd_lock);
+
+	if (pgdat_balanced(pgdat, order, zoneidx))
+		return 0;
+	unsigned long reclaimed = shrink_node(sim, pgdat, zoneidx);
+	pthread_mutex_lock(&sim->kswapd_lock);
+	k->failures = reclaimed ? 0 : k->failures + 1;
+	pthread_mutex_unlock(&sim->kswapd_lock);
+	return 0;
+}
+
+/*
+ * models kswapd_try_to_sleep() deciding to sleep (prepare_kswapd_sleep()):
+ * balanced or hopeless. The normal thresholds come back before the sleep.
+ * Returns 1 when kswapd stays awake (or was asleep).
+ */
+int _mm_kswapd_try_to_sleep(struct mm_sim *sim, int node)
+{
+	struct pglist_data *pgdat = sim->node_data[node];
+	struct kswapd_state *k = &pgdat->kswapd;
+
+	pthread_mutex_lock(&sim->kswapd_lock);
+	bool awake = k->awake, hopeless = k->failures >= MAX_RECLAIM_RETRIES;
+	unsigned int order = k->order;
+	int zoneidx =
+		k->highest_zoneidx == KSWAPD_ZONEIDX_UNSET ? MAX_NR_ZONES - 1 : k->highest_zoneidx;
+	pthread_mutex_unlock(&sim->kswapd_lock);
+	if (!awake || (!hopeless && !pgdat_balanced(pgdat, order, zoneidx)))
+		return 1;
+
+	pthread_mutex_lock(&sim->kswapd_lock);
+	set_pgdat_percpu_threshold(pgdat, sim->policy.normal_threshold);
+	k->awake = false;
+	k->pressure = false;
+	k->order = 0;
+	k->highest_zoneidx = KSWAPD_ZONEIDX_UNSET;
+	pthread_mutex_unlock(&sim->kswapd_lock);
+	return 0;
+}
+
+bool mm_kswapd_awake(const struct mm_sim *sim, int node, bool *pressure)
+{
+	if (node < 0 || (unsigned int)node >= sim->nr_nodes)
+		return false;
+	const struct kswapd_state *k = &sim->node_data[node]->kswapd;
+	if (pressure)
+		*pressure = k->pressure;
+	return k->awake;
+}
+
+static struct zone *op_zone(struct mm_sim *sim, const struct mm_op *op)
+{
+	if (op->node < 0 || (unsigned int)op->node >= sim->nr_nodes || op->arg >= MAX_NR_ZONES)
+		return NULL;
+	struct zone *zone = &sim->node_data[op->node]->node_zones[op->arg];
+	return managed_zone(zone) ? zone : NULL;
+}
+
+int _mm_vmstat_apply_op(struct mm_sim *sim, const struct mm_op *op)
+{
+	struct zone *zone;
+
+	switch (op->kind) {
+	case MM_OP_VMSTAT_FOLD:
+		refresh_cpu_vm_stats(sim, op->cpu);
+		return 0;
+	case MM_OP_VMSTAT_READ:
+		if (!(zone = op_zone(sim, op)))
+			return 1;
+		if (op->order == MM_VMSTAT_READ_SNAPSHOT)
+			(void)zone_page_state_snapshot(zone, NR_FREE_PAGES);
+		else if (op->order == MM_VMSTAT_READ_SAFE)
+			(void)zone_watermark_ok_safe(zone, 0, wmark_pages(zone, WMARK_HIGH),
+						     (int)zone->type);
+		else
+			(void)zone_page_state(zone, NR_FREE_PAGES);
+		return 0;
+	case MM_OP_VMSTAT_REFRESH:
+		pthread_mutex_lock(&sim->hotplug_lock);
+		refresh_zone_stat_thresholds(sim);
+		pthread_mutex_unlock(&sim->hotplug_lock);
+		return 0;
+	case MM_OP_KSWAPD_WAKE:
+		if (!(zone = op_zone(sim, op)))
+			return 1;
+		wakeup_kswapd(zone, MM_GFP_KERNEL, op->order, (int)op->arg);
+		return 0;
+	case MM_OP_KSWAPD_STEP:
+	case MM_OP_KSWAPD_SLEEP:
+		if (op->node < 0 || (unsigned int)op->node >= sim->nr_nodes)
+			return 1;
+		return op->kind == MM_OP_KSWAPD_STEP ? _mm_kswapd_step(sim, op->node)
+						     : _mm_kswapd_try_to_sleep(sim, op->node);
+	default:
+		return 1;
+	}
+}
+
+void mm_sim_set_strict_watermarks(struct mm_sim *sim, bool on)
+{
+	sim->strict_watermarks = on;
+}
