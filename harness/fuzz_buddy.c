@@ -11,5 +11,5 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	return mmfuzz_run_input(data, size, NULL); /* the default limits */
+	return mmfuzz_run_target(data, size, "fuzz_buddy");
 }

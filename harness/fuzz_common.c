@@ -59,14 +59,17 @@ int mmfuzz_run_input(const uint8_t *data, size_t size, const struct mm_limits *l
 	return 0;
 }
 
-int mmfuzz_run_shaped(const uint8_t *data, size_t size, unsigned int max_nodes,
-		      unsigned int max_cpus_per_node, uint64_t max_total_pages)
+int mmfuzz_run_target(const uint8_t *data, size_t size, const char *target)
 {
-	struct mm_limits lim;
+	static struct mm_limits lim;
+	static bool have_lim;
 
-	mm_limits_default(&lim);
-	lim.max_nodes = max_nodes;
-	lim.max_cpus_per_node = max_cpus_per_node;
-	lim.max_total_pages = max_total_pages;
+	if (!have_lim) {
+		if (mm_limits_for_target(target, &lim)) {
+			fprintf(stderr, "mmfuzz: no machine shape for target '%s'\n", target);
+			exit(2);
+		}
+		have_lim = true;
+	}
 	return mmfuzz_run_input(data, size, &lim);
 }

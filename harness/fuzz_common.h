@@ -11,9 +11,8 @@
 
 /* Decodes data under lim (NULL: the defaults) and runs it; aborts on a violation. */
 int mmfuzz_run_input(const uint8_t *data, size_t size, const struct mm_limits *lim);
-/* The same with the default limits but for the machine's shape. */
-int mmfuzz_run_shaped(const uint8_t *data, size_t size, unsigned int max_nodes,
-		      unsigned int max_cpus_per_node, uint64_t max_total_pages);
+/* The same with the limits of the named target (mm_limits_for_target()). */
+int mmfuzz_run_target(const uint8_t *data, size_t size, const char *target);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,5 +15,5 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* Many CPUs, little memory: locals and folds are per CPU, not per page. */
-	return mmfuzz_run_shaped(data, size, 2, 8, 1024);
+	return mmfuzz_run_target(data, size, "fuzz_counters");
 }

@@ -14,5 +14,5 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* More CPUs per node, fewer nodes: the lists are per (zone, cpu). */
-	return mmfuzz_run_shaped(data, size, 2, 8, 1024);
+	return mmfuzz_run_target(data, size, "fuzz_pcp");
 }

@@ -111,6 +111,7 @@ struct alloc_context {
 	int migratetype;
 	unsigned int gfp;
 	uint32_t refused_mask[(MM_MAX_ZONEREFS + 31) / 32]; /* zone ids the wmark refused */
+	long admit_drift; /* checker: the vmstat drift bound the admission relied on */
 };
 
 /* models reserve_highatomic_pageblock(): keep a block for high-order atomics */
@@ -171,27 +172,47 @@ static void prep_new_page(struct zone *zone, struct page *page, unsigned int ord
 	zone_account_allocated(zone, (long)nr);
 }
 
+/* The exact free pages an admitted allocation must leave, drift aside. */
+static long admission_floor(const struct zone *zone, unsigned int alloc_flags, int highest_zoneidx)
+{
+	long mark = (long)wmark_pages(zone, alloc_flags & ALLOC_WMARK_MASK);
+	long floor = _mm_wmark_reserve_floor(mark, alloc_flags) +
+		     (long)zone->lowmem_reserve[highest_zoneidx];
+
+	if (!(alloc_flags & ALLOC_RESERVES))
+		floor += (long)zone->nr_reserved_highatomic;
+	return floor;
+}
+
+/*
+ * At the admission, what the estimate the check read may be off by: the
+ * CPUs' diffs, each within the threshold of its last update. Taken now,
+ * before the allocation's own update folds a diff under a newer, smaller
+ * threshold. O(CPUs) only when the block would leave the floor behind.
+ */
+static long admission_drift(const struct zone *zone, unsigned int order, unsigned int alloc_flags,
+			    int highest_zoneidx)
+{
+	if (!zone->sim->serial || zone->sim->strict_watermarks ||
+	    zone->vm_stat_exact[NR_FREE_PAGES] - (1L << order) >=
+		    admission_floor(zone, alloc_flags, highest_zoneidx))
+		return 0;
+	return _mm_vmstat_drift_bound(zone, NR_FREE_PAGES);
+}
+
 /*
  * The admission invariant: an allocation that passed the watermark check
  * leaves exact free pages at least at the reserve floor, less the drift
- * the check's estimate may carry: the CPUs' diffs, each within the
- * threshold of its last update. --strict-watermarks allows no drift.
- * Races between CPUs legitimately break it, so only serial runs check it.
+ * its estimate was allowed. --strict-watermarks allows none. Races
+ * between CPUs legitimately break it, so only serial runs check it.
  */
-static void check_admission(struct zone *zone, unsigned int alloc_flags, int highest_zoneidx)
+static void check_admission(struct zone *zone, unsigned int alloc_flags,
+			    const struct alloc_context *ac)
 {
 	if (!zone->sim->serial || (alloc_flags & ALLOC_NO_WATERMARKS))
 		return;
 	long free_after = zone->vm_stat_exact[NR_FREE_PAGES];
-	long mark = (long)wmark_pages(zone, alloc_flags & ALLOC_WMARK_MASK);
-	long floor = _mm_wmark_reserve_floor(mark, alloc_flags) +
-		     (long)zone->lowmem_reserve[highest_zoneidx];
-	if (!(alloc_flags & ALLOC_RESERVES))
-		floor += (long)zone->nr_reserved_highatomic;
-	if (free_after >= floor)
-		return;
-	if (!zone->sim->strict_watermarks)
-		floor -= _mm_vmstat_drift_bound(zone, NR_FREE_PAGES);
+	long floor = admission_floor(zone, alloc_flags, ac->highest_zoneidx) - ac->admit_drift;
 	if (free_after < floor)
 		zone_report(zone, "INV-WMARK-MIN", -1, floor, free_after,
 			    "allocation with flags %#x left exact free pages below the reserve "
@@ -238,7 +259,7 @@ static struct page *rmqueue_buddy(struct zone *zone, unsigned int order, unsigne
 	}
 	if (page) {
 		prep_new_page(zone, page, order, ac->migratetype, owner, gen);
-		check_admission(zone, alloc_flags, ac->highest_zoneidx);
+		check_admission(zone, alloc_flags, ac);
 	}
 	zone_unlock(zone);
 	return page;
@@ -290,6 +311,7 @@ static struct page *get_page_from_freelist(struct mm_sim *sim, unsigned int orde
 						 memory_order_relaxed);
 
 		unsigned long mark = wmark_pages(zone, alloc_flags & ALLOC_WMARK_MASK);
+		ac->admit_drift = 0;
 		if (!zone_watermark_fast(zone, order, mark, ac->highest_zoneidx, alloc_flags)) {
 			count_event(sim, wmark_refused);
 			if (!(alloc_flags & ALLOC_NO_WATERMARKS)) {
@@ -300,6 +322,8 @@ static struct page *get_page_from_freelist(struct mm_sim *sim, unsigned int orde
 			}
 		} else {
 			check_admission_under_pressure(zone, order, alloc_flags);
+			ac->admit_drift =
+				admission_drift(zone, order, alloc_flags, ac->highest_zoneidx);
 		}
 
 		struct page *page = rmqueue(zone, order, alloc_flags, ac, owner, gen);

@@ -400,6 +400,15 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
 	return x < 0 ? 0 : x;
 }
 
+/*
+ * mm_cpu_is_online() for the loops over every CPU: a relaxed load, as the
+ * kernel's cpumask tests are plain reads; the hotplug lock orders what matters.
+ */
+static inline bool cpu_online(const struct mm_sim *sim, unsigned int cpu)
+{
+	return atomic_load_explicit(&sim->cpu_online[cpu], memory_order_relaxed);
+}
+
 /* The calling thread's simulated CPU's counters. */
 static inline struct mm_cpu_stats *this_cpu_stats(struct mm_sim *sim)
 {
@@ -618,6 +627,7 @@ struct pcpu_state {
 	struct percpu_counter ctr[MM_MAX_PCPU_COUNTERS];
 	struct mm_struct mm[MM_MAX_MMS];
 	bool in_fork;
+	bool touched; /* a counter op or a hotplug ran since the reset: worth a full check */
 
 	atomic_ullong pcpu_adds, pcpu_folds, pcpu_sums, pcpu_sum_cpus_read;
 	atomic_ullong committed_adds, committed_folds, vm_enough_refused;

@@ -19,7 +19,7 @@
 
 enum {
 	HDR_NODES = 0,
-	HDR_CPUS = 1, /* 8 bytes, one per node */
+	HDR_CPUS = 1, /* 8 bytes, one per node: see decode_cpus() */
 	HDR_ORDERS = 9,
 	HDR_ZONE_SIZE = 10, /* 4 x u16: DMA, DMA32, Normal, Movable */
 	HDR_RESERVED = 18,  /* 4 x u8 */
@@ -85,6 +85,34 @@ void mm_limits_default(struct mm_limits *lim)
 	lim->max_cpus_per_node = 4;
 	lim->max_total_pages = 1024;
 	lim->max_ops = 2048;
+}
+
+/*
+ * Each fuzz target's machine shape, stated once: the targets decode with
+ * it and mmfuzz replays their crash files with it. Small zones keep the
+ * per-input reset cheap; the CPU counts are what each subsystem is about.
+ */
+static const struct {
+	const char *name;
+	unsigned int max_nodes, max_cpus_per_node;
+} target_shapes[] = {
+	{"fuzz_buddy", 2, 4},
+	{"fuzz_pcp", 2, 8}, /* the lists are per (zone, cpu) */
+	{"fuzz_counters", 2, 8},
+	{"fuzz_vmstat", 2, 128}, /* 1 to 256 CPUs: the drift grows with them */
+};
+
+int mm_limits_for_target(const char *target, struct mm_limits *lim)
+{
+	mm_limits_default(lim);
+	for (size_t i = 0; target && i < sizeof(target_shapes) / sizeof(target_shapes[0]); i++) {
+		if (!strcmp(target, target_shapes[i].name)) {
+			lim->max_nodes = target_shapes[i].max_nodes;
+			lim->max_cpus_per_node = target_shapes[i].max_cpus_per_node;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 void mm_prog_init(struct mm_prog *p)
@@ -160,6 +188,25 @@ static unsigned int hdr16(const uint8_t *d, size_t len, size_t i)
 
 static const enum zone_type hdr_zones[4] = {ZONE_DMA, ZONE_DMA32, ZONE_NORMAL, ZONE_MOVABLE};
 
+/*
+ * A node's CPU count: below 128 the byte picks among the first 16 (the
+ * shapes most bugs show on, cheap to reset), from 128 among them all. A
+ * target with at most 16 CPUs a node sees v % max either way.
+ */
+#define COMMON_CPUS_PER_NODE 16
+
+static unsigned int decode_cpus(unsigned int v, unsigned int max)
+{
+	unsigned int common = max < COMMON_CPUS_PER_NODE ? max : COMMON_CPUS_PER_NODE;
+
+	return v < 128 ? 1 + v % common : 1 + (v - 128) % max;
+}
+
+static unsigned int encode_cpus(unsigned int cpus)
+{
+	return cpus <= COMMON_CPUS_PER_NODE ? cpus - 1 : 128 + cpus - 1;
+}
+
 static void decode_config(const uint8_t *d, size_t len, const struct mm_limits *lim,
 			  struct mm_config *cfg)
 {
@@ -169,7 +216,8 @@ static void decode_config(const uint8_t *d, size_t len, const struct mm_limits *
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->nr_nodes = 1 + hdr8(d, len, HDR_NODES) % lim->max_nodes;
 	for (unsigned int n = 0; n < cfg->nr_nodes; n++)
-		cfg->cpus_per_node[n] = 1 + hdr8(d, len, HDR_CPUS + n) % lim->max_cpus_per_node;
+		cfg->cpus_per_node[n] =
+			decode_cpus(hdr8(d, len, HDR_CPUS + n), lim->max_cpus_per_node);
 
 	unsigned int ob = hdr8(d, len, HDR_ORDERS);
 	cfg->max_order = MM_MAX_PAGE_ORDER - (ob & 7);
@@ -465,7 +513,7 @@ static void encode_config(const struct mm_config *cfg, uint8_t *h)
 	memset(h, 0, HDR_LEN);
 	h[HDR_NODES] = (uint8_t)(cfg->nr_nodes - 1);
 	for (unsigned int n = 0; n < cfg->nr_nodes && n < 8; n++)
-		h[HDR_CPUS + n] = (uint8_t)(cfg->cpus_per_node[n] - 1);
+		h[HDR_CPUS + n] = (uint8_t)encode_cpus(cfg->cpus_per_node[n]);
 	unsigned int d = cfg->max_order - cfg->pageblock_order;
 	h[HDR_ORDERS] = (uint8_t)((MM_MAX_PAGE_ORDER - cfg->max_order) | ((d == 1   ? 0u
 									   : d == 0 ? 1u
@@ -625,8 +673,14 @@ long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len)
 	uint32_t next_alloc = 0;
 	long ret;
 
-	/* The header must decode to exactly this machine under the fuzz limits. */
+	/*
+	 * The header must decode to exactly this machine under the widest
+	 * limits a target uses (up to 256 CPUs); a target with narrower ones
+	 * folds the machine into its own shape.
+	 */
 	mm_limits_default(&lim);
+	lim.max_nodes = MM_MAX_NODES;
+	lim.max_cpus_per_node = MM_MAX_CPUS;
 	encode_config(&p->cfg, hdr);
 	decode_config(hdr, HDR_LEN, &lim, &back);
 	if (memcmp(&back, &p->cfg, sizeof(back)) != 0)

@@ -81,13 +81,13 @@ int default_zone_highsize(unsigned long total_pages, int batch, int nr_split_cpu
 }
 
 /* CPUs whose pcp lists the zone's high is split over: the node's online CPUs. */
-static int nr_split_cpus(const struct zone *zone, int cpu_online)
+static int nr_split_cpus(const struct zone *zone, int onlining)
 {
 	const struct mm_sim *sim = zone->sim;
-	int n = cpu_online;
+	int n = onlining; /* the kernel's cpu_online argument: a CPU coming up counts */
 
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
-		if (sim->cpu_to_node[cpu] == zone->node && mm_cpu_is_online(sim, (int)cpu))
+		if (sim->cpu_to_node[cpu] == zone->node && cpu_online(sim, cpu))
 			n++;
 	return n ? n : (int)mm_num_online_cpus(sim);
 }
@@ -99,8 +99,8 @@ static void pageset_update(struct per_cpu_pages *pcp, int high_min, int high_max
 	WRITE_ONCE(pcp->high_max, high_max);
 }
 
-static void __zone_set_pageset_high_and_batch(struct zone *zone, int high_min, int high_max,
-					      int batch)
+MM_NO_COVERAGE static void __zone_set_pageset_high_and_batch(struct zone *zone, int high_min,
+							     int high_max, int batch)
 {
 	for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++)
 		pageset_update(zone_pcp(zone, cpu), high_min, high_max, batch);
@@ -155,7 +155,7 @@ void zone_pcp_update(struct zone *zone, int cpu_online)
 }
 
 /* models per_cpu_pages_init() and setup_zone_pageset(): the boot pageset, then sizing */
-void _mm_pcp_init_zone(struct zone *zone)
+MM_NO_COVERAGE MM_NO_ASAN void _mm_pcp_init_zone(struct zone *zone)
 {
 	for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++) {
 		struct per_cpu_pages *pcp = zone_pcp(zone, cpu);
@@ -619,7 +619,7 @@ static bool lists_empty(const struct per_cpu_pages *pcp)
  * of this cpu and order, in the zone, on the list of its order; count
  * equals the pages listed.
  */
-MM_NO_COVERAGE unsigned long _mm_pcp_check_zone(struct zone *zone)
+MM_NO_COVERAGE MM_NO_ASAN unsigned long _mm_pcp_check_zone(struct zone *zone)
 {
 	struct mm_sim *sim = zone->sim;
 	unsigned long bad = 0;
@@ -691,7 +691,7 @@ static bool batch_is_kernel_value(int batch)
  * computed from the zone's current managed pages, low mark and CPUs
  * (INV-PCP-SIZING: stale sizing, seed 000).
  */
-unsigned long _mm_pcp_check_sizing(struct zone *zone)
+MM_NO_COVERAGE MM_NO_ASAN unsigned long _mm_pcp_check_sizing(struct zone *zone)
 {
 	struct mm_sim *sim = zone->sim;
 	int high_min, high_max, batch;

@@ -60,9 +60,9 @@ static void percpu_counters_lock(struct pcpu_state *s)
  * CPU c's area at c * size. One allocation however many counters it holds;
  * a fork's injected failure makes the Nth one return NULL.
  */
-/* A per-cpu area: its byte size just before the CPUs' slots. */
+/* A per-cpu area: its capacity in bytes just before the CPUs' slots. */
 struct pcpu_area {
-	size_t bytes;
+	size_t cap;
 	_Alignas(16) unsigned char data[];
 };
 
@@ -74,8 +74,9 @@ void *__alloc_percpu_gfp(struct mm_sim *sim, size_t size)
 
 	if (s->fail_countdown && --s->fail_countdown == 0)
 		return NULL;
+	/* Any cached area large enough: machines of every CPU count share them. */
 	for (int i = 0; i < 4 && !a; i++) {
-		if (s->pcpu_cache[i] && s->pcpu_cache_size[i] == bytes) {
+		if (s->pcpu_cache[i] && s->pcpu_cache_size[i] >= bytes) {
 			a = s->pcpu_cache[i];
 			s->pcpu_cache[i] = NULL;
 			memset(a->data, 0, bytes);
@@ -85,7 +86,7 @@ void *__alloc_percpu_gfp(struct mm_sim *sim, size_t size)
 		a = calloc(1, sizeof(*a) + bytes);
 		if (!a)
 			return NULL;
-		a->bytes = bytes;
+		a->cap = bytes;
 	}
 	s->pcpu_live++;
 	pcc_stat(s, pcpu_allocs, 1);
@@ -98,17 +99,25 @@ void free_percpu(struct mm_sim *sim, void *p)
 {
 	struct pcpu_state *s = sim->pcc;
 	struct pcpu_area *a;
+	int slot = 0;
 
 	if (!p)
 		return;
 	a = (struct pcpu_area *)((unsigned char *)p - offsetof(struct pcpu_area, data));
+	/* An empty slot, else the smallest area if this one is larger. */
 	for (int i = 0; i < 4; i++) {
 		if (!s->pcpu_cache[i]) {
-			s->pcpu_cache[i] = a;
-			s->pcpu_cache_size[i] = a->bytes;
-			a = NULL;
+			slot = i;
 			break;
 		}
+		if (s->pcpu_cache_size[i] < s->pcpu_cache_size[slot])
+			slot = i;
+	}
+	if (!s->pcpu_cache[slot] || s->pcpu_cache_size[slot] < a->cap) {
+		struct pcpu_area *old = s->pcpu_cache[slot];
+		s->pcpu_cache[slot] = a;
+		s->pcpu_cache_size[slot] = a->cap;
+		a = old;
 	}
 	free(a);
 	s->pcpu_live--;
@@ -242,7 +251,7 @@ int64_t __percpu_counter_sum(struct mm_sim *sim, struct percpu_counter *fbc)
 	spin_lock(&fbc->lock);
 	ret = fbc->count;
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
-		if (!mm_cpu_is_online(sim, (int)cpu))
+		if (!cpu_online(sim, cpu))
 			continue;
 		ret += READ_ONCE(*per_cpu_local(fbc, cpu));
 		nr_read++;
@@ -314,6 +323,7 @@ static void compute_batch_value(struct mm_sim *sim)
 void percpu_counter_cpu_online(struct mm_sim *sim, unsigned int cpu)
 {
 	(void)cpu;
+	sim->pcc->touched = true;
 	compute_batch_value(sim);
 }
 
@@ -325,6 +335,7 @@ void percpu_counter_cpu_dead(struct mm_sim *sim, unsigned int cpu)
 {
 	struct pcpu_state *s = sim->pcc;
 
+	s->touched = true;
 	compute_batch_value(sim);
 	percpu_counters_lock(s);
 	for (struct list_head *pos = s->percpu_counters.next; pos != &s->percpu_counters;
@@ -467,8 +478,8 @@ unsigned int mm_pcpu_counters_listed(struct mm_sim *sim)
  * exact total of every amount added or set, and an offline CPU holds no
  * local: hotplug must not lose a fold.
  */
-unsigned long _mm_pcpu_check_counter(struct mm_sim *sim, struct percpu_counter *fbc,
-				     const char *what, int idx)
+MM_NO_COVERAGE MM_NO_ASAN unsigned long
+_mm_pcpu_check_counter(struct mm_sim *sim, struct percpu_counter *fbc, const char *what, int idx)
 {
 	unsigned long bad = 0;
 	int64_t online_sum, truth;
@@ -490,7 +501,7 @@ unsigned long _mm_pcpu_check_counter(struct mm_sim *sim, struct percpu_counter *
 					    what, idx, l, mb);
 			bad++;
 		}
-		if (mm_cpu_is_online(sim, (int)cpu))
+		if (cpu_online(sim, cpu))
 			online_sum += l;
 		else if (l) {
 			mm_report_violation(sim, "INV-PCPU-SUM", -1, -1, (int)cpu, -1, 0, l,
@@ -542,6 +553,7 @@ MM_NO_COVERAGE int _mm_pcpu_state_reset(struct mm_sim *sim)
 	s->pcpu_live = 0;
 	s->fail_countdown = 0;
 	s->in_fork = false;
+	s->touched = false;
 	memset(s->mm, 0, sizeof(s->mm));
 	INIT_LIST_HEAD(&s->percpu_counters);
 	compute_batch_value(sim);

@@ -69,7 +69,7 @@ void refresh_zone_stat_thresholds(struct mm_sim *sim)
 			continue;
 		int threshold = sim->policy.normal_threshold(z);
 		for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
-			if (mm_cpu_is_online(sim, (int)cpu))
+			if (cpu_online(sim, cpu))
 				WRITE_ONCE(z->per_cpu_zonestats[cpu].stat_threshold,
 					   (int8_t)threshold);
 		unsigned long tolerate = wmark_pages(z, WMARK_LOW) - wmark_pages(z, WMARK_MIN);
@@ -95,7 +95,7 @@ void set_pgdat_percpu_threshold(struct pglist_data *pgdat,
 		/* Stored into the s8 field as the kernel does: a value past 127 wraps. */
 		int8_t threshold = (int8_t)calculate_threshold(zone);
 		for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++)
-			if (mm_cpu_is_online(zone->sim, (int)cpu))
+			if (cpu_online(zone->sim, cpu))
 				WRITE_ONCE(zone->per_cpu_zonestats[cpu].stat_threshold, threshold);
 	}
 }
@@ -184,7 +184,7 @@ long zone_page_state_snapshot(struct zone *zone, enum zone_stat_item item)
 	unsigned long lines = 0;
 
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
-		if (!mm_cpu_is_online(sim, (int)cpu))
+		if (!cpu_online(sim, cpu))
 			continue;
 		x += READ_ONCE(zone->per_cpu_zonestats[cpu].vm_stat_diff[item]);
 		lines += cpu != (unsigned int)mm_current_cpu();
@@ -232,7 +232,7 @@ void cpu_vm_stats_fold(struct mm_sim *sim, unsigned int cpu)
 }
 
 /* The checker's bound on |estimate - exact|: each CPU's diff within its last threshold. */
-long _mm_vmstat_drift_bound(const struct zone *zone, enum zone_stat_item item)
+MM_NO_COVERAGE long _mm_vmstat_drift_bound(const struct zone *zone, enum zone_stat_item item)
 {
 	long bound = 0;
 
@@ -262,7 +262,7 @@ bool _mm_vmstat_pressure_in_force(const struct zone *zone)
 						       : sim->policy.normal_threshold(zone));
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
 		const struct per_cpu_zonestat *pcp = &zone->per_cpu_zonestats[cpu];
-		if (!mm_cpu_is_online(sim, (int)cpu))
+		if (!cpu_online(sim, cpu))
 			continue;
 		if (pcp->stat_threshold != want || pcp->update_threshold[NR_FREE_PAGES] != want)
 			return false;
@@ -286,7 +286,7 @@ void _mm_vmstat_init_zone(struct zone *zone)
  * every CPU's diff, no diff exceeds the threshold it was last bounded by,
  * a dead CPU holds none, and so the estimate is within the bound.
  */
-MM_NO_COVERAGE unsigned long _mm_vmstat_check_zone(struct zone *zone)
+MM_NO_COVERAGE MM_NO_ASAN unsigned long _mm_vmstat_check_zone(struct zone *zone)
 {
 	struct mm_sim *sim = zone->sim;
 	unsigned long bad = 0;
@@ -309,7 +309,7 @@ MM_NO_COVERAGE unsigned long _mm_vmstat_check_zone(struct zone *zone)
 				bad++;
 			}
 			/* Under threads an op may still finish on a CPU going offline. */
-			if (diff && sim->serial && !mm_cpu_is_online(sim, (int)cpu)) {
+			if (diff && sim->serial && !cpu_online(sim, cpu)) {
 				mm_report_violation(sim, "INV-VMSTAT-DEAD-FOLD", zone->node,
 						    (int)zone->type, (int)cpu, -1, 0, diff,
 						    "an offline CPU still holds a diff");

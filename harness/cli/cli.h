@@ -18,11 +18,13 @@ uint8_t *cli_read_file(const char *path, size_t *len);
 /* True if the bytes look like a text trace rather than a fuzz input. */
 bool cli_is_text(const uint8_t *data, size_t len);
 /*
- * Loads a program from a text trace or a binary input (decoded with the
- * default limits). On failure prints "PATH: reason" (with the line number
- * for text) and returns -1.
+ * Loads a program from a text trace or a binary input. A binary input
+ * decodes with the machine shape of its fuzz target: target, else the
+ * fuzz_<x> directory it sits in (fuzz-out/crashes/fuzz_x/...), else the
+ * defaults; *used (if not NULL) names the shape used. On failure prints
+ * "PATH: reason" (with the line number for text) and returns -1.
  */
-int cli_load_prog(const char *path, struct mm_prog *p);
+int cli_load_prog(const char *path, const char *target, struct mm_prog *p, const char **used);
 /* Resolves --variant NAME or MMFUZZ_VARIANT; -2 (after a message) if unknown. */
 int cli_variant(const char *flag_value);
 /* CLOCK_MONOTONIC in seconds: what the bench and the stress tool time with. */

@@ -19,6 +19,9 @@ struct run_args {
 	int nr_files;
 	const char *out;
 	const char *variant_name;
+	const char *target; /* --target: the fuzz target a binary input came from */
+	const char *shape;  /* the machine shape a binary input decoded with */
+	bool strict_watermarks;
 	unsigned int check_every;
 	bool check_every_set;
 };
@@ -32,6 +35,12 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool allow_out)
 			a->variant_name = argv[++i];
 		} else if (!strncmp(arg, "--variant=", 10)) {
 			a->variant_name = arg + 10;
+		} else if (!strcmp(arg, "--target") && i + 1 < argc) {
+			a->target = argv[++i];
+		} else if (!strncmp(arg, "--target=", 9)) {
+			a->target = arg + 9;
+		} else if (!strcmp(arg, "--strict-watermarks")) {
+			a->strict_watermarks = true;
 		} else if (!strcmp(arg, "--check-every") && i + 1 < argc) {
 			char *end;
 			unsigned long k = strtoul(argv[++i], &end, 10);
@@ -67,7 +76,7 @@ int cmd_trace(int argc, char **argv)
 	if ((ret = parse_args(argc, argv, &a, true)))
 		return ret;
 	mm_prog_init(&p);
-	if (cli_load_prog(a.file, &p))
+	if (cli_load_prog(a.file, a.target, &p, NULL))
 		return EXIT_USAGE;
 	FILE *out = a.out ? cli_create_new(a.out) : stdout;
 	if (!out) {
@@ -92,7 +101,7 @@ int cmd_encode(int argc, char **argv)
 	if (!a.out)
 		return cli_usage_error("encode: where to? (mmfuzz encode TRACE.txt -o OUT)");
 	mm_prog_init(&p);
-	if (cli_load_prog(a.file, &p))
+	if (cli_load_prog(a.file, a.target, &p, NULL))
 		return EXIT_USAGE;
 	long n = mm_encode(&p, NULL, 0);
 	if (n < 0) {
@@ -139,14 +148,16 @@ static void collect(const struct mm_violation *v, void *arg)
 
 /* Runs the file; fills the verdict. Returns an exit code. */
 static int run_file(struct mm_exec *ex, const struct run_args *a, const char *file,
-		    struct mm_prog *p, struct collected *c, long *failed_op, int variant)
+		    struct mm_prog *p, struct collected *c, long *failed_op, int variant,
+		    const char **shape)
 {
 	struct mm_exec_opts o;
 
-	if (cli_load_prog(file, p))
+	if (cli_load_prog(file, a->target, p, shape))
 		return EXIT_USAGE;
 	mm_exec_opts_default(&o);
 	o.variant = variant;
+	o.strict_watermarks = a->strict_watermarks;
 	o.on_violation = collect;
 	o.arg = c;
 	if (a->check_every_set)
@@ -185,7 +196,7 @@ int cmd_run(int argc, char **argv)
 	mm_prog_init(&p);
 	for (int i = 0; i < a.nr_files && ret != EXIT_USAGE; i++) {
 		struct collected c = {0};
-		int r = run_file(ex, &a, a.files[i], &p, &c, &failed_op, variant);
+		int r = run_file(ex, &a, a.files[i], &p, &c, &failed_op, variant, NULL);
 		if (r == EXIT_VIOLATION)
 			printf("%s: violation at op %ld of %u (variant %s)\n", a.files[i],
 			       failed_op, p.nr_ops, variant_name(variant));
@@ -217,13 +228,16 @@ int cmd_repro(int argc, char **argv)
 	if (!ex)
 		return cli_usage_error("out of memory");
 	mm_prog_init(&p);
-	ret = run_file(ex, &a, a.file, &p, &c, &failed_op, variant);
+	const char *shape = NULL;
+	ret = run_file(ex, &a, a.file, &p, &c, &failed_op, variant, &shape);
 	mm_exec_destroy(ex);
 	if (ret == EXIT_USAGE) {
 		mm_prog_free(&p);
 		return ret;
 	}
-	printf("# repro of %s (variant %s)\n", a.file, variant_name(variant));
+	printf("# repro of %s (variant %s%s%s%s)\n", a.file, variant_name(variant),
+	       a.strict_watermarks ? ", strict watermarks" : "", shape ? ", machine shape of " : "",
+	       shape ? shape : "");
 	mm_print_config(stdout, &p.cfg);
 	unsigned int upto = ret == EXIT_VIOLATION && failed_op < (long)p.nr_ops
 				    ? (unsigned int)failed_op + 1

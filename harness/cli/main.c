@@ -13,10 +13,13 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{"trace", cmd_trace, "trace FILE            print a fuzz input as a text trace"},
-	{"run", cmd_run, "run [--variant V] FILE  run a trace (text or binary), report violations"},
+	{"run", cmd_run,
+	 "run [--variant V] [--target T] [--strict-watermarks] FILE...  run traces (text or "
+	 "binary), report violations"},
 	{"encode", cmd_encode, "encode TRACE.txt -o OUT  write a text trace's binary form"},
 	{"repro", cmd_repro,
-	 "repro [--variant V] FILE  print the trace up to the failing op and why"},
+	 "repro [--variant V] [--target T] [--strict-watermarks] FILE  print the trace up to the "
+	 "failing op and why"},
 	{"variants", cmd_variants,
 	 "variants              list the bug switches and who catches them"},
 	{"shape", cmd_shape, "shape --zoneinfo F --cpus N ...  the model of a real machine"},

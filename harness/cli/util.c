@@ -80,21 +80,49 @@ bool cli_is_text(const uint8_t *data, size_t len)
 	return false;
 }
 
-int cli_load_prog(const char *path, struct mm_prog *p)
+/* The fuzz_<x> directory a crash file sits in, if it names a target: a static buffer. */
+static const char *target_of_path(const char *path)
 {
+	static char name[64];
+	struct mm_limits lim;
+
+	for (const char *s = strstr(path, "fuzz_"); s; s = strstr(s + 1, "fuzz_")) {
+		size_t n = strcspn(s, "/");
+		if (s[n] != '/' || n >= sizeof(name) || (s != path && s[-1] != '/'))
+			continue;
+		memcpy(name, s, n);
+		name[n] = '\0';
+		if (!mm_limits_for_target(name, &lim))
+			return name;
+	}
+	return NULL;
+}
+
+int cli_load_prog(const char *path, const char *target, struct mm_prog *p, const char **used)
+{
+	struct mm_limits lim;
 	size_t len;
-	uint8_t *data = cli_read_file(path, &len);
+	uint8_t *data;
 	char err[256];
 	int ret = 0;
 
+	if (!target)
+		target = target_of_path(path);
+	if (target && mm_limits_for_target(target, &lim)) {
+		cli_usage_error("unknown fuzz target '%s' (fuzz_buddy, fuzz_pcp, ...)", target);
+		return -1;
+	}
+	data = cli_read_file(path, &len);
 	if (!data)
 		return -1;
+	if (used)
+		*used = cli_is_text(data, len) ? NULL : target ? target : "the default limits";
 	if (cli_is_text(data, len)) {
 		if (mm_parse_prog((char *)data, p, err, sizeof(err))) {
 			cli_usage_error("%s: %s", path, err);
 			ret = -1;
 		}
-	} else if (mm_decode(data, len, NULL, p)) {
+	} else if (mm_decode(data, len, target ? &lim : NULL, p)) {
 		cli_usage_error("%s: out of memory", path);
 		ret = -1;
 	}
