@@ -44,6 +44,8 @@ static void setup(void)
 	mm_prog_init(&prog);
 	mm_exec_opts_default(&opts);
 	opts.variant = variant;
+	/* the stronger watermark property the kernel does not promise (docs/invariants.md) */
+	opts.strict_watermarks = getenv("MMFUZZ_STRICT_WATERMARKS") != NULL;
 	opts.on_violation = abort_on_violation;
 }
 

@@ -134,6 +134,23 @@ static const char *const canonical[] = {
 	"cpu3 alloc a0 order=3 gfp=DMA32|DIRECT_RECLAIM\n"
 	"cpu3 offline\n"
 	"cpu2 free a0\n",
+
+	/* The vmstat and kswapd ops (seed 002) on 2 nodes of 128 CPUs. */
+	"# mmfuzz trace v1\n"
+	"config nodes=2 cpus=128,100 max_order=10 pageblock_order=9 min_free_kbytes=0 "
+	"watermark_scale_factor=10 high_fraction=0\n"
+	"zone 0 DMA32 start=0 spanned=256 present=256 managed=256\n"
+	"zone 1 Normal start=256 spanned=256 present=256 managed=256\n"
+	"cpu127 alloc a0 order=0 gfp=RECLAIMABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+	"cpu5 vmstat_fold\n"
+	"cpu200 vmstat_read node=1 zone=Normal how=estimate\n"
+	"cpu0 vmstat_read node=0 zone=DMA32 how=snapshot\n"
+	"cpu1 vmstat_read node=0 zone=Movable how=safe\n"
+	"cpu2 kswapd_wake node=1 zone=Normal order=10\n"
+	"cpu3 kswapd_step node=1\n"
+	"cpu4 kswapd_sleep node=0\n"
+	"cpu227 vmstat_refresh\n"
+	"cpu6 free a0\n",
 };
 
 START_TEST(test_text_round_trip)
@@ -227,6 +244,13 @@ static const struct {
 	{HDR "config nodes=1 cpus=1\n", "line 3:", "a second config line"},
 	{HDR "cpu0 sysctl watermark_scale_factor=0\n",
 	 "line 3:", "watermark_scale_factor must be 1..3000"},
+	{HDR "cpu0 vmstat_fold now\n", "line 3:", "vmstat_fold takes no arguments"},
+	{HDR "cpu0 vmstat_read node=0 zone=Normal how=exact\n",
+	 "line 3:", "how must be estimate, snapshot or safe"},
+	{HDR "cpu0 kswapd_wake node=1 zone=Normal order=0\n", "line 3:", "kswapd_wake node=N"},
+	{HDR "cpu0 kswapd_wake node=0 zone=Normal order=11\n", "line 3:", "order=0..10"},
+	{HDR "cpu0 kswapd_nap node=0\n", "line 3:", "unknown op 'kswapd_nap'"},
+	{HDR "cpu0 kswapd_step\n", "line 3:", "expected 'cpuN kswapd_step node=N'"},
 };
 
 START_TEST(test_parse_errors_name_line)

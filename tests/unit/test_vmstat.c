@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_vmstat.c - the vmstat thresholds: calculate_normal_threshold() and
- * calculate_pressure_threshold() against values worked out by hand,
- * refresh on CPU hotplug, and the percpu_drift_mark rule. The real
- * /proc/zoneinfo samples' "vm stats threshold" lines are checked with the
- * rest of their pagesets in test_zoneinfo.c.
+ * test_vmstat.c - the vmstat counters (seed 002): the thresholds
+ * (calculate_normal_threshold() and calculate_pressure_threshold() against
+ * values worked out by hand, refresh on CPU hotplug, the percpu_drift_mark
+ * rule); the per-cpu diffs (mod and inc/dec overstep, the switch that
+ * neither folds nor clamps, the drift bound across switches, the fold of a
+ * dead CPU, the snapshot below the drift mark); kswapd's wake, step and
+ * sleep; and what --strict-watermarks reports on the smallest machine. The
+ * real /proc/zoneinfo samples' "vm stats threshold" lines are checked with
+ * the rest of their pagesets in test_zoneinfo.c.
  */
 #include "common.h"
 #include "internal.h"
@@ -114,6 +118,372 @@ START_TEST(test_refresh_on_hotplug)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------
+ * The per-cpu diffs
+ * ---------------------------------------------------------------------- */
+
+static struct zone *normal_zone(struct mm_sim *sim)
+{
+	return &sim->node_data[0]->node_zones[ZONE_NORMAL];
+}
+
+/* Sets CPU 0's threshold by hand and zeroes its diff; returns the zone atomic. */
+static long diff_setup(struct zone *z, int8_t t)
+{
+	z->per_cpu_zonestats[0].stat_threshold = t;
+	z->per_cpu_zonestats[0].vm_stat_diff[NR_FREE_PAGES] = 0;
+	return atomic_long_read(&z->vm_stat[NR_FREE_PAGES]);
+}
+
+static void expect_diff(struct zone *z, long base, long vm_stat_delta, int diff)
+{
+	ck_assert_int_eq(atomic_long_read(&z->vm_stat[NR_FREE_PAGES]) - base, vm_stat_delta);
+	ck_assert_int_eq(z->per_cpu_zonestats[0].vm_stat_diff[NR_FREE_PAGES], diff);
+}
+
+/* __mod_zone_page_state(): a diff up to the threshold stays; past it, all of it folds. */
+START_TEST(test_mod_folds_past_threshold)
+{
+	struct mm_sim *sim = normal_machine(2, 1024, 0);
+	struct zone *z = normal_zone(sim);
+	long base;
+
+	mm_set_current_cpu(0);
+	base = diff_setup(z, 10);
+	__mod_zone_page_state(z, NR_FREE_PAGES, 7);
+	expect_diff(z, base, 0, 7);
+	__mod_zone_page_state(z, NR_FREE_PAGES, 3); /* 10: at the threshold, kept */
+	expect_diff(z, base, 0, 10);
+	__mod_zone_page_state(z, NR_FREE_PAGES, 1); /* 11 folds whole */
+	expect_diff(z, base, 11, 0);
+	__mod_zone_page_state(z, NR_FREE_PAGES, -10);
+	expect_diff(z, base, 11, -10);
+	__mod_zone_page_state(z, NR_FREE_PAGES, -25); /* -35 */
+	expect_diff(z, base, -24, 0);
+	ck_assert_int_eq(z->per_cpu_zonestats[0].update_threshold[NR_FREE_PAGES], 10);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * __inc_zone_state(): the 11th increment under threshold 10 folds 11 + 5
+ * and leaves -5, so the next fold is 16 increments away; the decrement
+ * mirrors it. With threshold 0 every update folds and the diff stays 0.
+ */
+START_TEST(test_inc_dec_overstep)
+{
+	struct mm_sim *sim = normal_machine(2, 1024, 0);
+	struct zone *z = normal_zone(sim);
+	long base;
+
+	mm_set_current_cpu(0);
+	base = diff_setup(z, 10);
+	for (int i = 0; i < 10; i++)
+		__inc_zone_state(z, NR_FREE_PAGES);
+	expect_diff(z, base, 0, 10);
+	__inc_zone_state(z, NR_FREE_PAGES);
+	expect_diff(z, base, 16, -5);
+	for (int i = 0; i < 15; i++)
+		__inc_zone_state(z, NR_FREE_PAGES);
+	expect_diff(z, base, 16, 10);
+	__inc_zone_state(z, NR_FREE_PAGES);
+	expect_diff(z, base, 32, -5); /* 27 increments: 32 - 5 */
+
+	base = diff_setup(z, 10);
+	for (int i = 0; i < 11; i++)
+		__dec_zone_state(z, NR_FREE_PAGES);
+	expect_diff(z, base, -16, 5);
+
+	base = diff_setup(z, 0);
+	__inc_zone_state(z, NR_FREE_PAGES);
+	expect_diff(z, base, 1, 0);
+	__dec_zone_state(z, NR_FREE_PAGES);
+	expect_diff(z, base, 0, 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * A 4-CPU, 1024-page machine with its pcp lists off, so each order-0
+ * allocation moves its CPU's diff by one: min 64, low 80, high 96; the
+ * normal threshold 2 * fls(4) = 6, the pressure one (80 - 64) / 4 = 4.
+ */
+static struct mm_sim *drift_machine(void)
+{
+	struct mm_sim *sim = normal_machine(4, 1024, 0);
+
+	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
+	ck_assert_int_eq(threshold_of(sim, 0), 6);
+	ck_assert_uint_eq(mm_zone_drift_mark(sim, 0, ZONE_NORMAL), 96 + 4 * 6);
+	return sim;
+}
+
+/* Movable, as every pageblock starts: no fallback steal folds the diff early. */
+#define MOVABLE (MM_GFP_KERNEL | MM_GFP_MOVABLE)
+
+static long long alloc_on(struct mm_sim *sim, int cpu, unsigned int order, unsigned int gfp)
+{
+	uint32_t gen;
+
+	mm_set_current_cpu(cpu);
+	return mm_alloc_pages(sim, order, gfp, -1, 0, &gen);
+}
+
+/*
+ * The switch to the pressure thresholds neither folds nor clamps: CPU 0
+ * keeps its -6 under threshold 4 until it next updates, and the checker's
+ * bound (each diff within the threshold of its last update) holds all along.
+ */
+START_TEST(test_switch_keeps_diffs)
+{
+	struct mm_sim *sim = drift_machine();
+	struct zone *z = normal_zone(sim);
+	struct vrec r;
+
+	vrec_init(&r);
+	mm_sim_set_violation_handler(sim, vrec_handler, &r);
+	for (int i = 0; i < 6; i++)
+		ck_assert_int_ge(alloc_on(sim, 0, 0, MOVABLE), 0);
+	ck_assert_int_eq(mm_zone_free_diff(sim, 0, ZONE_NORMAL, 0), -6);
+	set_pgdat_percpu_threshold(sim->node_data[0], calculate_pressure_threshold);
+	ck_assert_int_eq(threshold_of(sim, 0), 4);
+	ck_assert_int_eq(mm_zone_free_diff(sim, 0, ZONE_NORMAL, 0), -6);
+	ck_assert_int_eq(_mm_vmstat_drift_bound(z, NR_FREE_PAGES), 6);
+	mm_check_full(sim);
+	ck_assert_msg(r.n == 0, "%s", r.first);
+
+	ck_assert_int_ge(alloc_on(sim, 0, 0, MOVABLE), 0); /* -7 > 4: folds */
+	ck_assert_int_eq(mm_zone_free_diff(sim, 0, ZONE_NORMAL, 0), 0);
+	ck_assert_int_eq(_mm_vmstat_drift_bound(z, NR_FREE_PAGES), 4);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages,
+			 zinfo(sim, 0, ZONE_NORMAL).nr_free_exact);
+	mm_check_full(sim);
+	ck_assert_msg(r.n == 0, "%s", r.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * The drift bound after any sequence of threshold switches: random
+ * allocations and frees on random CPUs, switches between normal, pressure
+ * and refreshed thresholds, folds; after every step |estimate - exact| is
+ * within the sum of the thresholds each diff was last bounded by.
+ */
+START_TEST(test_drift_bound_after_switches)
+{
+	struct mm_sim *sim = drift_machine();
+	struct zone *z = normal_zone(sim);
+	struct rng rng = {0x76d5ULL};
+	long long held[256];
+	unsigned int nr_held = 0;
+	struct vrec r;
+
+	vrec_init(&r);
+	mm_sim_set_violation_handler(sim, vrec_handler, &r);
+	for (int step = 0; step < 4000; step++) {
+		int cpu = (int)rng_below(&rng, 4);
+		unsigned int what = rng_below(&rng, 16);
+		if (what < 7 && nr_held < 256) {
+			long long pfn = alloc_on(sim, cpu, rng_below(&rng, 3), MM_GFP_ATOMIC);
+			if (pfn >= 0)
+				held[nr_held++] = pfn;
+		} else if (what < 14 && nr_held) {
+			unsigned int i = rng_below(&rng, nr_held);
+			mm_set_current_cpu(cpu);
+			/* order and stamp come from the page: free through the exact path */
+			struct page *pg = pfn_to_page(sim, (uint64_t)held[i]);
+			mm_free_pages(sim, (uint64_t)held[i], pg->order, pg->stamp.owner,
+				      pg->stamp.gen);
+			held[i] = held[--nr_held];
+		} else if (what == 14) {
+			set_pgdat_percpu_threshold(sim->node_data[0],
+						   rng_below(&rng, 2) ? calculate_pressure_threshold
+								      : calculate_normal_threshold);
+		} else {
+			refresh_cpu_vm_stats(sim, (unsigned int)cpu);
+		}
+		long drift = zinfo(sim, 0, ZONE_NORMAL).nr_free_pages -
+			     zinfo(sim, 0, ZONE_NORMAL).nr_free_exact;
+		long bound = _mm_vmstat_drift_bound(z, NR_FREE_PAGES);
+		ck_assert_msg(drift <= bound && -drift <= bound, "step %d: drift %ld, bound %ld",
+			      step, drift, bound);
+	}
+	mm_check_full(sim);
+	ck_assert_msg(r.n == 0, "%s", r.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* A dead CPU's diffs fold into the zone (cpu_vm_stats_fold in page_alloc_cpu_dead). */
+START_TEST(test_fold_on_cpu_dead)
+{
+	struct mm_sim *sim = drift_machine();
+
+	for (int i = 0; i < 5; i++)
+		ck_assert_int_ge(alloc_on(sim, 3, 0, MOVABLE), 0);
+	ck_assert_int_eq(mm_zone_free_diff(sim, 0, ZONE_NORMAL, 3), -5);
+	ck_assert_int_ne(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages,
+			 zinfo(sim, 0, ZONE_NORMAL).nr_free_exact);
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_cpu_offline(sim, 3), 0);
+	ck_assert_int_eq(mm_zone_free_diff(sim, 0, ZONE_NORMAL, 3), 0);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages,
+			 zinfo(sim, 0, ZONE_NORMAL).nr_free_exact);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * zone_watermark_ok_safe() pays for the snapshot only below the drift
+ * mark (120 here); a snapshot from CPU 0 reads the 3 other CPUs' lines.
+ */
+START_TEST(test_safe_snapshots_below_mark)
+{
+	struct mm_sim *sim = drift_machine();
+	struct zone *z = normal_zone(sim);
+	struct mm_stats st;
+
+	mm_set_current_cpu(0);
+	ck_assert(zone_watermark_ok_safe(z, 0, wmark_pages(z, WMARK_HIGH), ZONE_NORMAL));
+	ck_assert_uint_eq(sim_stats(sim).snapshot_reads, 0);
+	ck_assert_int_ge(alloc_on(sim, 0, 9, MM_GFP_KERNEL), 0);
+	ck_assert_int_ge(alloc_on(sim, 0, 8, MM_GFP_KERNEL), 0);
+	ck_assert_int_ge(alloc_on(sim, 0, 7, MM_GFP_KERNEL), 0); /* 128 free */
+	ck_assert(zone_watermark_ok_safe(z, 0, wmark_pages(z, WMARK_HIGH), ZONE_NORMAL));
+	ck_assert_uint_eq(sim_stats(sim).snapshot_reads, 0);
+	ck_assert_int_ge(alloc_on(sim, 0, 5, MM_GFP_KERNEL), 0); /* 96: below the mark */
+	mm_set_current_cpu(0);
+	ck_assert(!zone_watermark_ok_safe(z, 0, wmark_pages(z, WMARK_HIGH), ZONE_NORMAL));
+	st = sim_stats(sim);
+	ck_assert_uint_eq(st.snapshot_reads, 1);
+	ck_assert_uint_eq(st.snapshot_remote_lines, 3);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * kswapd, through the op language
+ * ---------------------------------------------------------------------- */
+
+static struct mm_exec *run_text(const char *text, int variant, bool strict, struct vrec *r)
+{
+	struct mm_exec *ex = mm_exec_create();
+	struct mm_exec_opts o;
+	struct mm_prog p;
+	char err[200] = "";
+	long failed;
+
+	ck_assert_ptr_nonnull(ex);
+	mm_prog_init(&p);
+	ck_assert_msg(mm_parse_prog(text, &p, err, sizeof(err)) == 0, "parse: %s", err);
+	mm_exec_opts_default(&o);
+	o.variant = variant;
+	o.strict_watermarks = strict;
+	o.stop_on_violation = false;
+	o.on_violation = vrec_handler;
+	o.arg = r;
+	ck_assert_int_ge(mm_exec_run(ex, &p, &o, &failed), 0);
+	mm_prog_free(&p);
+	return ex;
+}
+
+#define DRIFT_MACHINE                                                                              \
+	"config nodes=1 cpus=4 max_order=10 pageblock_order=9 min_free_kbytes=0 "                  \
+	"watermark_scale_factor=10 high_fraction=0\n"                                              \
+	"zone 0 Normal start=0 spanned=1024 present=1024 managed=1024\n"
+
+/*
+ * The whole cycle, one prefix of the program at a time (each run from a
+ * fresh machine): an allocation that fails low wakes kswapd with the
+ * thresholds still normal; its first step applies the pressure ones and
+ * reclaims the reclaimable allocation (128 pages) back above high; then it
+ * sleeps with the normal thresholds back, and the free of the reclaimed
+ * handle is skipped.
+ */
+START_TEST(test_kswapd_cycle)
+{
+	static const char *const prefix[] = {
+		DRIFT_MACHINE "cpu0 alloc a0 order=9 gfp=KERNEL\n"
+			      "cpu0 alloc a1 order=8 gfp=KERNEL\n"
+			      "cpu1 alloc a2 order=7 gfp=KERNEL|RECLAIMABLE\n"
+			      "cpu1 alloc a3 order=5 gfp=KERNEL\n"
+			      "cpu2 alloc a4 order=4 gfp=KERNEL\n"
+			      "cpu2 alloc a5 order=0 gfp=KERNEL\n",
+		"cpu3 kswapd_step node=0\n",
+		("cpu3 kswapd_sleep node=0\n"
+		 "cpu1 free a2\n"),
+	};
+	char text[1024] = "";
+	bool pressure;
+
+	for (int n = 0; n < 3; n++) {
+		struct vrec r;
+		vrec_init(&r);
+		strcat(text, prefix[n]);
+		struct mm_exec *ex = run_text(text, -1, false, &r);
+		struct mm_sim *sim = mm_exec_sim(ex);
+		struct mm_stats st = sim_stats(sim);
+		ck_assert_msg(r.n == 0, "%s", r.first);
+		ck_assert_uint_eq(st.kswapd_wakes, 1);
+		bool awake = mm_kswapd_awake(sim, 0, &pressure);
+		switch (n) {
+		case 0:
+			ck_assert(awake && !pressure);
+			ck_assert_int_eq(threshold_of(sim, 1), 6);
+			ck_assert_uint_eq(st.kswapd_reclaimed, 0);
+			break;
+		case 1:
+			ck_assert(awake && pressure);
+			ck_assert_int_eq(threshold_of(sim, 1), 4);
+			ck_assert_uint_eq(st.kswapd_reclaimed, 128);
+			ck_assert_int_gt(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 96);
+			break;
+		default:
+			ck_assert(!awake && !pressure);
+			ck_assert_int_eq(threshold_of(sim, 1), 6);
+			ck_assert_uint_eq(mm_exec_skipped(ex), 1);
+			break;
+		}
+		mm_exec_destroy(ex);
+	}
+}
+END_TEST
+
+/*
+ * --strict-watermarks on the smallest machine: 1 CPU, threshold 2, no
+ * drift mark, pcp lists off. After the order-4 allocation the estimate is exact at 80;
+ * two order-0 allocations leave CPU 0's diff at -2 (exact 78, estimate
+ * 80); an order-4 allocation is admitted at min on the estimate (80 - 15
+ * > 64) and leaves exact 62 < min 64. Within the drift the kernel allows
+ * (INV-WMARK-MIN holds), a configuration finding under strict checking.
+ */
+START_TEST(test_strict_watermarks_one_cpu)
+{
+	static const char text[] = "config nodes=1 cpus=1 max_order=10 pageblock_order=9 "
+				   "min_free_kbytes=0 watermark_scale_factor=10 high_fraction=0\n"
+				   "zone 0 Normal start=0 spanned=1024 present=1024 managed=1024\n"
+				   "cpu0 pcp_disable node=0 zone=Normal\n"
+				   "cpu0 alloc a0 order=9 gfp=KERNEL\n"
+				   "cpu0 alloc a1 order=8 gfp=KERNEL\n"
+				   "cpu0 alloc a2 order=7 gfp=KERNEL\n"
+				   "cpu0 alloc a3 order=5 gfp=KERNEL\n"
+				   "cpu0 alloc a4 order=4 gfp=KERNEL\n"
+				   "cpu0 alloc a5 order=0 gfp=KERNEL\n"
+				   "cpu0 alloc a6 order=0 gfp=KERNEL\n"
+				   "cpu0 alloc a7 order=4 gfp=KERNEL\n";
+	struct vrec r;
+
+	vrec_init(&r);
+	mm_exec_destroy(run_text(text, -1, false, &r));
+	ck_assert_msg(r.n == 0, "%s", r.first);
+	vrec_init(&r);
+	mm_exec_destroy(run_text(text, -1, true, &r));
+	ck_assert_msg(r.n == 1, "%u violations, the first: %s", r.n, r.first);
+	ck_assert_str_eq(r.id[0], "INV-WMARK-STRICT");
+	ck_assert_msg(strstr(r.first, "expected=64 actual=62"), "%s", r.first);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vmstat");
@@ -123,6 +493,18 @@ int main(void)
 	tcase_add_test(tc, test_pressure_threshold);
 	tcase_add_test(tc, test_drift_mark);
 	tcase_add_test(tc, test_refresh_on_hotplug);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("diffs");
+	tcase_add_test(tc, test_mod_folds_past_threshold);
+	tcase_add_test(tc, test_inc_dec_overstep);
+	tcase_add_test(tc, test_switch_keeps_diffs);
+	tcase_add_test(tc, test_drift_bound_after_switches);
+	tcase_add_test(tc, test_fold_on_cpu_dead);
+	tcase_add_test(tc, test_safe_snapshots_below_mark);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("kswapd");
+	tcase_add_test(tc, test_kswapd_cycle);
+	tcase_add_test(tc, test_strict_watermarks_one_cpu);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
