@@ -272,6 +272,7 @@ static struct page *rmqueue_buddy(struct zone *zone, unsigned int order, unsigne
 	}
 	if (page) {
 		prep_new_page(zone, page, order, ac->migratetype, owner, gen);
+		_mm_vmstat_note_free(zone);
 		check_admission(zone, alloc_flags, ac);
 	}
 	zone_unlock(zone);

@@ -102,17 +102,8 @@ void account_freepages(struct zone *zone, long nr_pages, int mt)
 {
 	if (mt == MIGRATE_ISOLATE)
 		return;
-	long exact = zone->vm_stat_exact[NR_FREE_PAGES] + nr_pages;
-	zone->vm_stat_exact[NR_FREE_PAGES] = exact;
+	zone->vm_stat_exact[NR_FREE_PAGES] += nr_pages;
 	__mod_zone_page_state(zone, NR_FREE_PAGES, nr_pages);
-
-	long drift = zone_page_state(zone, NR_FREE_PAGES) - exact;
-	if (drift < 0)
-		drift = -drift;
-	if (drift > zone->max_drift)
-		zone->max_drift = drift;
-	if (exact < zone->min_exact_free)
-		zone->min_exact_free = exact;
 }
 
 /*

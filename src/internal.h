@@ -512,6 +512,7 @@ void refresh_cpu_vm_stats(struct mm_sim *sim, unsigned int cpu);
 void cpu_vm_stats_fold(struct mm_sim *sim, unsigned int cpu);
 void drain_zonestat(struct zone *zone, unsigned int cpu);
 void _mm_vmstat_init_zone(struct zone *zone);
+void _mm_vmstat_note_free(struct zone *zone);
 unsigned long _mm_vmstat_check_zone(struct zone *zone);
 unsigned long _mm_vmstat_check_global(struct mm_sim *sim);
 /* The vmstat and kswapd ops of mm_apply_op(); returns 0, or 1 when skipped. */

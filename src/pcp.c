@@ -426,6 +426,7 @@ static int rmqueue_bulk(struct zone *zone, unsigned int order, int count, struct
 		mark_pcp_page(page, order, cpu);
 		pcp_list_add(pcp, sim, pindex, page_to_pfn(sim, page), true);
 	}
+	_mm_vmstat_note_free(zone);
 	zone_unlock(zone);
 	count_events(sim, pcp_pages_refilled, (unsigned long long)i << order);
 	return i;

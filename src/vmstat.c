@@ -270,6 +270,24 @@ bool _mm_vmstat_pressure_in_force(const struct zone *zone)
 	return true;
 }
 
+/*
+ * The figures, sampled under zone->lock once an allocation has taken its
+ * pages: not inside account_freepages(), where moving a pageblock between
+ * free lists dips the count by the whole block for a moment.
+ */
+void _mm_vmstat_note_free(struct zone *zone)
+{
+	long exact = zone->vm_stat_exact[NR_FREE_PAGES];
+	long drift = zone_page_state(zone, NR_FREE_PAGES) - exact;
+
+	if (drift < 0)
+		drift = -drift;
+	if (drift > zone->max_drift)
+		zone->max_drift = drift;
+	if (exact < zone->min_exact_free)
+		zone->min_exact_free = exact;
+}
+
 void _mm_vmstat_init_zone(struct zone *zone)
 {
 	for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++)

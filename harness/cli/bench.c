@@ -846,6 +846,10 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (!ret) {
 		putchar('\n');
+		ret = bench_seed002(count_violation);
+	}
+	if (!ret) {
+		putchar('\n');
 		ret = bench_seed003();
 	}
 	if (!ret) {

@@ -40,6 +40,8 @@ int cmd_encode(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_variants(int argc, char **argv);
 int cmd_shape(int argc, char **argv);
+/* The seed 002 trade-off table of `mmfuzz bench` (bench_vmstat.c). */
+int bench_seed002(mm_violation_fn on_violation);
 int cmd_bench(int argc, char **argv);
 int cmd_stress(int argc, char **argv);
 
