@@ -88,6 +88,10 @@ void refresh_zone_stat_thresholds(struct mm_sim *sim)
 void set_pgdat_percpu_threshold(struct pglist_data *pgdat,
 				int (*calculate_threshold)(const struct zone *zone))
 {
+	struct mm_sim *sim = pgdat->node_zones[0].sim;
+
+	/* cpus_read_lock(): the online CPUs and a refresh stay put meanwhile */
+	pthread_mutex_lock(&sim->hotplug_lock);
 	for (int zt = 0; zt < MAX_NR_ZONES; zt++) {
 		struct zone *zone = &pgdat->node_zones[zt];
 		if (!zone->per_cpu_zonestats || !READ_ONCE(zone->percpu_drift_mark))
@@ -98,6 +102,7 @@ void set_pgdat_percpu_threshold(struct pglist_data *pgdat,
 			if (cpu_online(zone->sim, cpu))
 				WRITE_ONCE(zone->per_cpu_zonestats[cpu].stat_threshold, threshold);
 	}
+	pthread_mutex_unlock(&sim->hotplug_lock);
 }
 
 static struct per_cpu_zonestat *this_cpu_zonestat(struct zone *zone)

@@ -352,6 +352,33 @@ static int run_deferred_init(struct stress_thread *t, struct mm_op *unused, stru
 }
 
 /*
+ * kswapd on a node: woken (if the node is not balanced), a few steps that
+ * switch the node to the pressure thresholds, then a try to sleep that
+ * switches back. Under threads kswapd reclaims nothing (the handles are
+ * the workers'); the threshold switches race the workers' diff updates,
+ * which is the point.
+ */
+static int run_kswapd(struct stress_thread *t, struct mm_op *unused, struct stress_block *b)
+{
+	static const uint8_t cycle[] = {MM_OP_KSWAPD_WAKE, MM_OP_KSWAPD_STEP, MM_OP_KSWAPD_STEP,
+					MM_OP_KSWAPD_SLEEP};
+	struct stress_run *run = t->run;
+	int cpu = pick_cpu(t, true);
+	unsigned int z = below(t, run->nr_zones);
+
+	(void)unused;
+	(void)b;
+	if (cpu < 0)
+		return 1;
+	struct mm_op op = {.kind = cycle[(unsigned int)t->svc_zone % sizeof(cycle)],
+			   .cpu = (uint16_t)cpu,
+			   .node = (int16_t)run->zones[z].node,
+			   .arg = run->zones[z].type};
+	t->svc_zone = (int)(((unsigned int)t->svc_zone + 1) % sizeof(cycle));
+	return apply(t, &op, NULL, 0, 0) ? 0 : 1;
+}
+
+/*
  * One entry per mechanism. Decoded ops of a kind no entry admits are
  * dropped: hotplug and sysctl ops have their own threads, and a full
  * check (MM_OP_CHECK) is only valid at a quiesce point.
@@ -367,6 +394,10 @@ const struct stress_mix_entry stress_mix_default[] = {
 	 MM_OP_DRAIN_LOCAL, run_plain},
 	{"drain-all", "drain every CPU's pcp lists (drain_all_pages)", 1, MIX_WORKER_OP,
 	 MM_OP_DRAIN_ALL, run_plain},
+	{"vmstat-fold", "fold this CPU's vmstat diffs (vmstat_update)", 1, MIX_WORKER_OP,
+	 MM_OP_VMSTAT_FOLD, run_plain},
+	{"vmstat-read", "read a zone's free pages: estimate, snapshot or zone_watermark_ok_safe", 1,
+	 MIX_WORKER_OP, MM_OP_VMSTAT_READ, run_plain},
 	{"hotplug", "a thread taking simulated CPUs offline and back online", 2, MIX_SERVICE, 0,
 	 run_hotplug},
 	{"sysctl",
@@ -378,6 +409,9 @@ const struct stress_mix_entry stress_mix_default[] = {
 	{"deferred-init",
 	 "with --deferred-init: a thread initialising the rest as workers allocate", 1, MIX_SERVICE,
 	 0, run_deferred_init},
+	{"kswapd",
+	 "a thread waking kswapd, stepping it (pressure thresholds) and putting it to sleep", 1,
+	 MIX_SERVICE, 0, run_kswapd},
 };
 const unsigned int stress_mix_len = sizeof(stress_mix_default) / sizeof(stress_mix_default[0]);
 
