@@ -90,7 +90,10 @@ void set_pgdat_percpu_threshold(struct pglist_data *pgdat,
 {
 	struct mm_sim *sim = pgdat->node_zones[0].sim;
 
-	/* cpus_read_lock(): the online CPUs and a refresh stay put meanwhile */
+	/*
+	 * The model keeps the online-CPU walk out of hotplug's way; the kernel
+	 * lets them race and relies on the refresh at CPU online to fix it.
+	 */
 	pthread_mutex_lock(&sim->hotplug_lock);
 	for (int zt = 0; zt < MAX_NR_ZONES; zt++) {
 		struct zone *zone = &pgdat->node_zones[zt];
