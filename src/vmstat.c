@@ -143,41 +143,37 @@ void __mod_zone_page_state(struct zone *zone, enum zone_stat_item item, long del
 }
 
 /*
- * models __inc_zone_state(): past the threshold it folds half a threshold
- * more than it has and leaves the diff at minus that half, so a counter
- * that keeps rising folds about every 1.5 thresholds instead of every one.
+ * One step of __inc_zone_state() (dir 1) or __dec_zone_state() (dir -1):
+ * past the threshold it folds half a threshold more than it has and
+ * leaves the diff half a threshold the other way, so a counter that keeps
+ * moving one way folds about every 1.5 thresholds instead of every one.
  */
-void __inc_zone_state(struct zone *zone, enum zone_stat_item item)
+static void zone_state_step(struct zone *zone, enum zone_stat_item item, int dir)
 {
 	struct per_cpu_zonestat *pcp = this_cpu_zonestat(zone);
 	int8_t t = READ_ONCE(pcp->stat_threshold);
-	int v = READ_ONCE(pcp->vm_stat_diff[item]) + 1;
+	int v = READ_ONCE(pcp->vm_stat_diff[item]) + dir;
 
-	if (v > t) {
+	if (v * dir > t) {
 		int overstep = t >> 1;
-		zone_page_state_add(v + overstep, zone, item);
-		v = -overstep;
+		zone_page_state_add(v + dir * overstep, zone, item);
+		v = -dir * overstep;
 	}
 	WRITE_ONCE(pcp->vm_stat_diff[item], (int8_t)v);
 	WRITE_ONCE(pcp->update_threshold[item], t);
 	count_event(zone->sim, vmstat_updates);
 }
 
-/* models __dec_zone_state(): the mirror of __inc_zone_state() */
+/* models __inc_zone_state() */
+void __inc_zone_state(struct zone *zone, enum zone_stat_item item)
+{
+	zone_state_step(zone, item, 1);
+}
+
+/* models __dec_zone_state() */
 void __dec_zone_state(struct zone *zone, enum zone_stat_item item)
 {
-	struct per_cpu_zonestat *pcp = this_cpu_zonestat(zone);
-	int8_t t = READ_ONCE(pcp->stat_threshold);
-	int v = READ_ONCE(pcp->vm_stat_diff[item]) - 1;
-
-	if (v < -t) {
-		int overstep = t >> 1;
-		zone_page_state_add(v - overstep, zone, item);
-		v = overstep;
-	}
-	WRITE_ONCE(pcp->vm_stat_diff[item], (int8_t)v);
-	WRITE_ONCE(pcp->update_threshold[item], t);
-	count_event(zone->sim, vmstat_updates);
+	zone_state_step(zone, item, -1);
 }
 
 /*
