@@ -110,6 +110,11 @@ int mm_apply_op(struct mm_sim *sim, const struct mm_op *op, struct mm_handle *ha
 		return 1;
 	}
 	mm_set_current_cpu(op->cpu);
+	/* Compaction moves blocks: it updates the handle that reaches each (serial runs only). */
+	if (sim->serial) {
+		sim->handles = handles;
+		sim->nr_handles = nr_handles;
+	}
 	switch (op->kind) {
 	case MM_OP_ALLOC:
 		if (alloc_handle >= nr_handles)
@@ -184,6 +189,12 @@ int mm_apply_op(struct mm_sim *sim, const struct mm_op *op, struct mm_handle *ha
 	case MM_OP_EXIT:
 	case MM_OP_SET_OVERCOMMIT:
 		return _mm_counters_apply_op(sim, op);
+	case MM_OP_COMPACT:
+	case MM_OP_KCOMPACTD:
+	case MM_OP_RESET_SKIP:
+	case MM_OP_FILL:
+	case MM_OP_FREE_PATTERN:
+		return _mm_compaction_apply_op(sim, op);
 	default:
 		return 1;
 	}

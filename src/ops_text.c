@@ -35,6 +35,7 @@ static const struct {
 	{"NOMEMALLOC", MM_GFP_NOMEMALLOC},
 	{"MEMALLOC", MM_GFP_MEMALLOC},
 	{"OOM", MM_GFP_OOM},
+	{"COMPACT", MM_GFP_COMPACT},
 };
 
 static const struct {
@@ -182,7 +183,8 @@ static void print_op(FILE *f, const struct mm_op *op, unsigned int handle)
 		fprintf(f, "cpu%u sysctl overcommit_memory=%u", op->cpu, op->arg);
 		break;
 	default:
-		fprintf(f, "# unknown op kind %u", op->kind);
+		if (!_mm_print_compaction_op(f, op))
+			fprintf(f, "# unknown op kind %u", op->kind);
 		break;
 	}
 	fputc('\n', f);
@@ -261,7 +263,7 @@ static int parse_gfp(struct parser *ps, const char *s, unsigned int *gfp)
 
 	*gfp = 0;
 	if (parse_u64(s, &v)) {
-		if (v & ~(uint64_t)MM_GFP_ALL)
+		if (v & ~(uint64_t)(MM_GFP_ALL | MM_GFP_COMPACT))
 			PERR(ps, "gfp value %s has unknown bits", s);
 		*gfp = (unsigned int)v;
 		return 0;
@@ -661,8 +663,13 @@ static int parse_op(struct parser *ps, char **tok, int ntok)
 		op.kind = tok[1][4] == 'd' ? MM_OP_PCP_DISABLE : MM_OP_PCP_ENABLE;
 		op.node = (int16_t)x;
 		op.arg = (uint32_t)zt;
-	} else if (parse_counter_op(ps, tok, ntok, &op)) {
-		return -1;
+	} else {
+		char why[200];
+		int ret = _mm_parse_compaction_op(tok, ntok, &ps->prog->cfg, &op, why, sizeof(why));
+		if (ret < 0)
+			PERR(ps, "%s", why);
+		if (ret && parse_counter_op(ps, tok, ntok, &op))
+			return -1;
 	}
 push:
 	if (mm_prog_push(ps->prog, &op))

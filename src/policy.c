@@ -21,6 +21,9 @@ enum variant_id {
 	V_RSS_LEAK_ON_FORK_FAILURE,
 	V_PCPU_BATCH_2NCPU,
 	V_RSS_COUNTERS_ONE_BY_ONE,
+	V_COMPACTION_FAST_FIND_MARKS_SKIP,
+	V_COMPACTION_FAST_FIND_NO_MARK,
+	V_COMPACTION_ALIGNED_ONLY_SKIP_TEST,
 	NR_VARIANTS
 };
 
@@ -57,6 +60,20 @@ static const struct mm_variant variants[NR_VARIANTS] = {
 	[V_RSS_COUNTERS_ONE_BY_ONE] = {"rss-counters-one-by-one", "bench",
 				       "four percpu_counter_init per fork instead of one "
 				       "init_many (6.2-6.5): four allocations and list locks"},
+	[V_COMPACTION_FAST_FIND_MARKS_SKIP] = {"compaction-fast-find-marks-skip", "fuzz_compaction",
+					       "fast_find_migrateblock marks the block it returns "
+					       "skip, so the block's own first-pfn test aborts it "
+					       "unscanned (70b44595eafe, seed 001)"},
+	[V_COMPACTION_FAST_FIND_NO_MARK] =
+		{"compaction-fast-find-no-mark", "fuzz_compaction",
+		 "no finish_pageblock rescans and the skip bit only set "
+		 "on an aligned first LRU page: partially scanned blocks "
+		 "are reselected forever (7efc3b726103, seed 001)"},
+	[V_COMPACTION_ALIGNED_ONLY_SKIP_TEST] =
+		{"compaction-aligned-only-skip-test", "fuzz_compaction",
+		 "the skip bit is tested and set only at aligned pfns: "
+		 "the first block of a zone with an unaligned start is "
+		 "never marked and is reselected forever (seed 001)"},
 };
 
 size_t mm_variant_count(void)
@@ -95,6 +112,8 @@ void _mm_policy_default(struct mm_policy *p)
 	p->normal_threshold = calculate_normal_threshold;
 	p->pressure_threshold = calculate_pressure_threshold;
 	p->buddy_no_merge_order = -1;
+	p->compact_skip_test_pfn = compact_skip_test_pfn_default;
+	p->compact_lru_skip = compact_lru_skip_default;
 }
 
 void _mm_policy_apply_variant(struct mm_policy *p, int variant)
@@ -129,6 +148,16 @@ void _mm_policy_apply_variant(struct mm_policy *p, int variant)
 		break;
 	case V_RSS_COUNTERS_ONE_BY_ONE:
 		p->rss_counters_one_by_one = true;
+		break;
+	case V_COMPACTION_FAST_FIND_MARKS_SKIP:
+		p->compact_fast_find_marks_skip = true;
+		break;
+	case V_COMPACTION_FAST_FIND_NO_MARK:
+		p->compact_no_finish_pageblock = true;
+		p->compact_lru_skip = compact_lru_skip_aligned;
+		break;
+	case V_COMPACTION_ALIGNED_ONLY_SKIP_TEST:
+		p->compact_skip_test_pfn = compact_skip_test_pfn_aligned_only;
 		break;
 	default:
 		break;
