@@ -324,6 +324,8 @@ unsigned long __isolate_free_page(struct zone *zone, uint64_t pfn, unsigned int 
 	    !zone_watermark_ok(zone, 0, wmark_pages(zone, WMARK_MIN) + nr, 0, ALLOC_CMA))
 		return 0;
 	__del_page_from_free_list(zone, pfn, order, mt);
+	/* No longer a buddy (__ClearPageBuddy): the block moves below must not see it. */
+	set_free_tail(pfn_to_page(sim, pfn));
 	account_freepages(zone, -(long)nr, mt);
 	if (order + 1 >= sim->pageblock_order) {
 		uint64_t step = UINT64_C(1) << sim->pageblock_order;
