@@ -45,6 +45,14 @@ int _mm_compaction_reset(struct mm_sim *sim)
 			return -1;
 		cs->block_cap = nr_blocks;
 	}
+	/*
+	 * The kernel leaves the cached pfns zero, out of range of any real
+	 * zone, so the first compaction starts at the ends; a model zone may
+	 * start at pfn 0, so they start there explicitly.
+	 */
+	for_each_zone(sim, z)
+		if (z->spanned_pages)
+			reset_cached_positions(z);
 	cs->cap_fill = (uint32_t)cs->pfn_cap;
 	cs->nr_fill = cs->fill_cursor = 0;
 	memset(&cs->stats, 0, sizeof(cs->stats));
