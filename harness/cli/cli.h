@@ -39,6 +39,8 @@ int cmd_repro(int argc, char **argv);
 int cmd_variants(int argc, char **argv);
 int cmd_shape(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+/* bench_compaction.c: the seed 001 table; the correct model's violations in *correct_violations */
+int bench_compaction(unsigned long *correct_violations);
 int cmd_stress(int argc, char **argv);
 
 #endif
