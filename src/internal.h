@@ -694,6 +694,32 @@ struct compact_control {
 	uint64_t fast_found_pfn;
 };
 
+#define COMPACT_NO_PFN UINT64_MAX
+
+/* possible outcome of isolate_migratepages() */
+typedef enum {
+	ISOLATE_ABORT,	 /* abort compaction now */
+	ISOLATE_NONE,	 /* no pages isolated, continue scanning */
+	ISOLATE_SUCCESS, /* pages isolated, migrate */
+} isolate_migrate_t;
+
+/* models freelist_scan_limit(): the fast searches shorten as they keep failing */
+static inline unsigned int freelist_scan_limit(const struct compact_control *cc)
+{
+	unsigned int shift = cc->fast_search_fail < 31 ? cc->fast_search_fail : 31;
+
+	return (COMPACT_CLUSTER_MAX >> shift) + 1;
+}
+
+/* compaction_free.c: the free scanner */
+uint64_t compaction_alloc(struct compact_control *cc);
+uint64_t release_freepages(struct compact_control *cc);
+
+/* compaction_migrate.c: the migration scanner and migration */
+isolate_migrate_t isolate_migratepages(struct compact_control *cc);
+uint64_t fast_find_migrateblock(struct compact_control *cc);
+long migrate_pages(struct compact_control *cc);
+
 /* compaction.c */
 int compact_zone(struct compact_control *cc);
 int try_to_compact_pages(struct mm_sim *sim, unsigned int order, unsigned int alloc_flags,
@@ -703,7 +729,6 @@ void defer_compaction(struct zone *zone, int order);
 void compaction_defer_reset(struct zone *zone, int order, bool alloc_success);
 bool compaction_restarting(struct zone *zone, int order);
 bool compaction_suitable(struct zone *zone, int order, int highest_zoneidx);
-uint64_t fast_find_migrateblock(struct compact_control *cc);
 /* Can compaction run here: a serial run that lends its handles. */
 bool compaction_possible(const struct mm_sim *sim);
 void compaction_direct_outcome(struct mm_sim *sim, struct zone *zone, unsigned int order);
