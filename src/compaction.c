@@ -309,8 +309,16 @@ static int compact_zone_order(struct zone *zone, int order, int prio, int mode, 
 		.ignore_skip_hint = prio == MM_COMPACT_PRIO_SYNC_FULL,
 		.ignore_block_suitable = prio == MM_COMPACT_PRIO_SYNC_FULL,
 	};
+	struct compact_control cc0 = cc;
+	bool check = compact_skip_hint_wanted(&cc);
+	int ret;
 
-	return compact_zone(&cc);
+	if (check)
+		compact_skip_hint_before(&cc);
+	ret = compact_zone(&cc);
+	if (check)
+		compact_skip_hint_after(&cc0, ret, cc.free_side_marked);
+	return ret;
 }
 
 static int try_to_compact_zones(struct mm_sim *sim, unsigned int order, unsigned int alloc_flags,

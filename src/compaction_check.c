@@ -11,6 +11,8 @@
  *                                   scanner never scan the same pageblock
  *   INV-COMPACT-DEFER               deferral state within the kernel's bounds
  *   INV-COMPACT-MIGRATE-STAMP       a migrated page keeps its contents
+ *
+ * INV-COMPACT-SKIP-HINT, which reruns a pass, is in compaction_shadow.c.
  */
 #include "internal.h"
 
@@ -50,6 +52,8 @@ void compact_check_pass_begin(struct compact_control *cc)
 
 static void report_overlap(struct compact_control *cc, uint64_t pfn, const char *scanner)
 {
+	if (cc->zone->sim->compact->in_shadow)
+		return;
 	zone_report(cc->zone, "INV-COMPACT-SCANNER-OVERLAP",
 		    (long long)pageblock_start_pfn(cc->zone->sim, pfn), 0, 1,
 		    "the %s scanner entered a pageblock the other scanner scanned in this pass "
@@ -72,6 +76,8 @@ bool compact_check_migrate_visit(struct compact_control *cc, uint64_t pfn)
 		cs->stats.compact_block_rescans++;
 	if (++cs->visits[b] <= COMPACT_MAX_BLOCK_ENTRIES)
 		return true;
+	if (cs->in_shadow)
+		return false; /* blind to the bits, the shadow may reselect: it just stops */
 	zone_report(zone, "INV-COMPACT-RESCAN", (long long)pageblock_start_pfn(zone->sim, pfn),
 		    COMPACT_MAX_BLOCK_ENTRIES, cs->visits[b],
 		    "the migration scanner entered this pageblock %u times in one pass (order %d, "
@@ -94,7 +100,7 @@ void compact_check_fast_found(struct compact_control *cc, uint64_t block_pfn,
 			      unsigned long scanned_past_test)
 {
 	cc->fast_found_pfn = UINT64_MAX;
-	if (scanned_past_test)
+	if (scanned_past_test || cc->zone->sim->compact->in_shadow)
 		return;
 	zone_report(cc->zone, "INV-COMPACT-FASTFIND-UNSCANNED", (long long)block_pfn, 1, 0,
 		    "fast_find_migrateblock() returned this pageblock but no pfn of it was scanned "

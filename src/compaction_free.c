@@ -122,8 +122,10 @@ static void fast_isolate_around(struct compact_control *cc, uint64_t pfn)
 		end = zone_end_pfn(zone);
 	isolate_freepages_block(cc, &start, end, 1);
 	/* Full or nearly full: skip it in the future. */
-	if (start == end && !cc->no_set_skip_hint)
+	if (start == end && !cc->no_set_skip_hint) {
+		cc->free_side_marked = true;
 		set_pageblock_skip(zone->sim, pfn);
+	}
 }
 
 /* models next_search_order(): orders round-robin below cc->order */

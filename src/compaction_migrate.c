@@ -271,7 +271,7 @@ uint64_t fast_find_migrateblock(struct compact_control *cc)
 					pfn_list_rotate_to(sim, head, tail, next);
 				break;
 			}
-			if (p >= high_pfn || get_pageblock_skip(sim, p))
+			if (p >= high_pfn || (get_pageblock_skip(sim, p) && !cc->skip_bits_ignored))
 				continue;
 			if (p != *head && next != PFN_NIL)
 				pfn_list_rotate_to(sim, head, tail, next);

@@ -53,7 +53,8 @@ int _mm_compaction_reset(struct mm_sim *sim)
 	for_each_zone(sim, z)
 		if (z->spanned_pages)
 			reset_cached_positions(z);
-	cs->cap_fill = (uint32_t)cs->pfn_cap;
+	/* This machine's size, not the buffer's: slot numbers must not depend on earlier inputs. */
+	cs->cap_fill = (uint32_t)sim->max_pfn;
 	cs->nr_fill = cs->fill_cursor = 0;
 	memset(&cs->stats, 0, sizeof(cs->stats));
 	sim->handles = NULL;
@@ -72,6 +73,7 @@ void _mm_compaction_destroy(struct mm_sim *sim)
 	free(cs->visits);
 	free(cs->scanned_by);
 	free(cs->fill);
+	_mm_compaction_shadow_destroy(cs);
 	free(cs);
 	sim->compact = NULL;
 }

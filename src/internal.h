@@ -690,6 +690,10 @@ struct compact_control {
 	unsigned int fast_search_fail;
 	bool ignore_skip_hint, no_set_skip_hint, ignore_block_suitable;
 	bool direct_compaction, whole_zone, contended, finish_pageblock;
+	/* checker: the shadow pass of INV-COMPACT-SKIP-HINT, blind to the skip bits */
+	bool skip_bits_ignored;
+	/* checker: the free scanner marked a block this pass (the comparison is then moot) */
+	bool free_side_marked;
 	/* checker: the block fast_find_migrateblock() returned, until it is scanned */
 	uint64_t fast_found_pfn;
 };
@@ -772,6 +776,10 @@ struct compact_state {
 	uint32_t nr_fill, cap_fill, fill_cursor;
 	unsigned int pass_iterations;
 	struct mm_compact_stats stats;
+	/* INV-COMPACT-SKIP-HINT: the state before and after the real pass */
+	struct compact_snapshot *before, *after;
+	bool before_valid; /* before holds the state the real pass started from */
+	bool in_shadow;	   /* the shadow pass runs: its own findings are not reported */
 };
 
 /* compaction_pool.c: the fill pool, the migration's handle lookup, the ops */
@@ -785,6 +793,12 @@ struct mm_compact_stats *compact_stats(struct mm_sim *sim);
 bool _mm_print_compaction_op(FILE *f, const struct mm_op *op);
 int _mm_parse_compaction_op(char **tok, int ntok, const struct mm_config *cfg, struct mm_op *op,
 			    char *why, size_t whylen);
+
+/* compaction_shadow.c: INV-COMPACT-SKIP-HINT, a pass rerun blind to the skip bits */
+bool compact_skip_hint_wanted(const struct compact_control *cc);
+void compact_skip_hint_before(struct compact_control *cc);
+void compact_skip_hint_after(const struct compact_control *cc0, int result, bool free_side_marked);
+void _mm_compaction_shadow_destroy(struct compact_state *cs);
 
 /* compaction_check.c: the invariants of a pass */
 void compact_check_pass_begin(struct compact_control *cc);

@@ -84,7 +84,7 @@ bool compact_lru_skip_aligned(struct compact_control *cc, uint64_t valid_pfn, ui
 /* Returns true if the pageblock should be scanned for pages to isolate. */
 bool isolation_suitable(const struct compact_control *cc, uint64_t pfn)
 {
-	if (cc->ignore_skip_hint)
+	if (cc->ignore_skip_hint || cc->skip_bits_ignored)
 		return true;
 	return !get_pageblock_skip(cc->zone->sim, pfn);
 }
@@ -96,7 +96,7 @@ bool test_and_set_skip(struct compact_control *cc, uint64_t pfn)
 
 	if (cc->ignore_skip_hint)
 		return false;
-	skip = get_pageblock_skip(cc->zone->sim, pfn);
+	skip = get_pageblock_skip(cc->zone->sim, pfn) && !cc->skip_bits_ignored;
 	if (!skip && !cc->no_set_skip_hint)
 		set_pageblock_skip(cc->zone->sim, pfn);
 	return skip;
@@ -112,6 +112,7 @@ void update_pageblock_skip(struct compact_control *cc, uint64_t block_pfn, uint6
 
 	if (cc->no_set_skip_hint)
 		return;
+	cc->free_side_marked = true;
 	set_pageblock_skip(zone->sim, block_pfn);
 	if (pfn < zone->compact_cached_free_pfn)
 		zone->compact_cached_free_pfn = pfn;
