@@ -277,6 +277,10 @@ int compact_zone(struct compact_control *cc)
 		ret = compact_zone_round(cc, &last_migrated_pfn, &update_cached);
 		if (ret != MM_COMPACT_CONTINUE)
 			break;
+		if (!compact_check_round(cc)) {
+			ret = MM_COMPACT_CONTENDED;
+			break;
+		}
 	}
 	if (ret == MM_COMPACT_NO_SUITABLE_PAGE)
 		ret = MM_COMPACT_CONTINUE;

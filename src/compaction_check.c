@@ -11,6 +11,7 @@
  *                                   scanner never scan the same pageblock
  *   INV-COMPACT-DEFER               deferral state within the kernel's bounds
  *   INV-COMPACT-MIGRATE-STAMP       a migrated page keeps its contents
+ *   (and INV-COMPACT-RESCAN again when a pass runs far more rounds than its zone needs)
  *
  * INV-COMPACT-SKIP-HINT, which reruns a pass, is in compaction_shadow.c.
  */
@@ -83,6 +84,30 @@ bool compact_check_migrate_visit(struct compact_control *cc, uint64_t pfn)
 		    "the migration scanner entered this pageblock %u times in one pass (order %d, "
 		    "skip bit %d): compaction is reselecting it",
 		    cs->visits[b], cc->order, get_pageblock_skip(zone->sim, pfn));
+	return false;
+}
+
+/*
+ * A backstop for loops the entry count cannot see (none is known): every
+ * round advances the migration scanner or migrates, so a pass needs at most
+ * a round per COMPACT_CLUSTER_MAX pages and per pageblock entry; four times
+ * that is a pass that does not end. Reported as INV-COMPACT-RESCAN.
+ */
+bool compact_check_round(struct compact_control *cc)
+{
+	struct zone *zone = cc->zone;
+	struct compact_state *cs = zone->sim->compact;
+	unsigned long blocks =
+		(unsigned long)(zone->spanned_pages >> zone->sim->pageblock_order) + 2;
+	unsigned long limit = 4 * (zone->spanned_pages / COMPACT_CLUSTER_MAX +
+				   COMPACT_MAX_BLOCK_ENTRIES * blocks);
+
+	if (++cs->pass_iterations <= limit)
+		return true;
+	if (!cs->in_shadow)
+		zone_report(zone, "INV-COMPACT-RESCAN", -1, (long long)limit, cs->pass_iterations,
+			    "a pass ran %u rounds without the scanners meeting (order %d)",
+			    cs->pass_iterations, cc->order);
 	return false;
 }
 

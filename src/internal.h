@@ -805,6 +805,8 @@ void compact_check_pass_begin(struct compact_control *cc);
 /* A visit of the migration scanner to the block at pfn; false: abort the pass. */
 bool compact_check_migrate_visit(struct compact_control *cc, uint64_t pfn);
 void compact_check_free_visit(struct compact_control *cc, uint64_t pfn);
+/* After each round of a pass; false: the pass runs away, stop it. */
+bool compact_check_round(struct compact_control *cc);
 void compact_check_fast_found(struct compact_control *cc, uint64_t block_pfn,
 			      unsigned long scanned_past_test);
 void compact_check_defer(struct zone *zone);
