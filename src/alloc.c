@@ -165,6 +165,7 @@ static void prep_new_page(struct zone *zone, struct page *page, unsigned int ord
 	for (uint64_t i = 0; i < nr; i++) {
 		WRITE_ONCE(page[i].order, i ? 0 : (uint8_t)order);
 		WRITE_ONCE(page[i].alloc_mt, (uint8_t)mt);
+		page[i].spare = 0; /* a pcp page's cpu; for compaction, no PAGE_MIGRATE_BUSY */
 		page[i].stamp.owner = owner;
 		page[i].stamp.gen = gen;
 		WRITE_ONCE(page[i].state, i ? PG_ALLOC_TAIL : PG_ALLOC);
@@ -355,6 +356,30 @@ static struct page *get_page_from_freelist(struct mm_sim *sim, unsigned int orde
 	return NULL;
 }
 
+/*
+ * models __alloc_pages_direct_compact() at each priority the slow path
+ * escalates through (async, sync light, then full), seed 001. Only for a
+ * request that asked for it (MM_GFP_COMPACT): plain allocations keep the
+ * behaviour the other fuzz targets and traces rely on.
+ */
+static struct page *alloc_pages_direct_compact(struct mm_sim *sim, unsigned int order,
+					       unsigned int alloc_flags, struct alloc_context *ac,
+					       uint32_t owner, uint32_t gen)
+{
+	for (int prio = MM_COMPACT_PRIO_ASYNC; prio >= MM_COMPACT_PRIO_SYNC_FULL; prio--) {
+		struct page *page;
+
+		if (try_to_compact_pages(sim, order, alloc_flags, ac->zonelist, ac->highest_zoneidx,
+					 ac->migratetype, prio) == MM_COMPACT_SKIPPED)
+			continue;
+		page = get_page_from_freelist(sim, order, alloc_flags, ac, owner, gen);
+		compaction_direct_outcome(sim, page ? page_zone(sim, page) : NULL, order);
+		if (page)
+			return page;
+	}
+	return NULL;
+}
+
 /* models __alloc_pages(): the fast path at low, then the slow path at min */
 long long mm_alloc_pages(struct mm_sim *sim, unsigned int order, unsigned int gfp,
 			 int preferred_nid, uint32_t owner, uint32_t *gen)
@@ -390,6 +415,10 @@ long long mm_alloc_pages(struct mm_sim *sim, unsigned int order, unsigned int gf
 		if (reserve_flags)
 			alloc_flags = reserve_flags | (alloc_flags & ALLOC_KSWAPD);
 		page = get_page_from_freelist(sim, order, alloc_flags, &ac, owner, *gen);
+		if (!page && order && (gfp & MM_GFP_COMPACT) && (gfp & MM_GFP_DIRECT_RECLAIM) &&
+		    !reserve_flags && compaction_possible(sim))
+			page = alloc_pages_direct_compact(sim, order, alloc_flags, &ac, owner,
+							  *gen);
 	}
 	if (!page) {
 		count_event(sim, alloc_fail);

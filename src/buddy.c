@@ -231,9 +231,13 @@ static bool can_steal_fallback(const struct mm_sim *sim, unsigned int order, int
 	       start_mt == MIGRATE_UNMOVABLE;
 }
 
-/* models find_suitable_fallback() with only_stealable == false */
-static int find_suitable_fallback(const struct zone *zone, unsigned int order, int mt,
-				  bool *can_steal)
+/*
+ * models find_suitable_fallback(): the first fallback type with a free
+ * block of this order; with only_stealable, only if the requester may
+ * claim the whole pageblock (compaction's success test).
+ */
+int find_suitable_fallback(const struct zone *zone, unsigned int order, int mt, bool only_stealable,
+			   bool *can_steal)
 {
 	const struct free_area *area = &zone->free_area[order];
 
@@ -246,7 +250,8 @@ static int find_suitable_fallback(const struct zone *zone, unsigned int order, i
 			continue;
 		if (can_steal_fallback(zone->sim, order, mt))
 			*can_steal = true;
-		return fmt;
+		if (!only_stealable || *can_steal)
+			return fmt;
 	}
 	return -1;
 }
@@ -303,6 +308,39 @@ void __move_freepages_block(struct zone *zone, uint64_t start, int old_mt, int n
 	}
 	account_freepages(zone, -moved, old_mt);
 	account_freepages(zone, moved, new_mt);
+}
+
+/*
+ * models __isolate_free_page(): compaction takes a free block off the lists
+ * if the zone stays above its min mark. A block of half a pageblock or more
+ * turns its pageblocks MOVABLE, as the block is about to hold movable
+ * pages. The caller makes the pages its own. Returns the pages taken.
+ */
+unsigned long __isolate_free_page(struct zone *zone, uint64_t pfn, unsigned int order)
+{
+	struct mm_sim *sim = zone->sim;
+	int mt = get_pfnblock_migratetype(sim, pfn);
+	uint64_t nr = UINT64_C(1) << order;
+
+	if (mt != MIGRATE_ISOLATE &&
+	    !zone_watermark_ok(zone, 0, wmark_pages(zone, WMARK_MIN) + nr, 0, ALLOC_CMA))
+		return 0;
+	__del_page_from_free_list(zone, pfn, order, mt);
+	/* No longer a buddy (__ClearPageBuddy): the block moves below must not see it. */
+	set_free_tail(pfn_to_page(sim, pfn));
+	account_freepages(zone, -(long)nr, mt);
+	if (order + 1 >= sim->pageblock_order) {
+		uint64_t step = UINT64_C(1) << sim->pageblock_order;
+		for (uint64_t p = pageblock_start_pfn(sim, pfn); p < pfn + nr; p += step) {
+			int bmt = get_pfnblock_migratetype(sim, p);
+			if (!migratetype_is_mergeable(bmt) || bmt == MIGRATE_MOVABLE ||
+			    !zone_spans_pfn(zone, p) || !zone_spans_pfn(zone, p + step - 1))
+				continue;
+			__move_freepages_block(zone, p, bmt, MIGRATE_MOVABLE);
+			set_pageblock_migratetype(sim, p, MIGRATE_MOVABLE);
+		}
+	}
+	return (unsigned long)nr;
 }
 
 /* models steal_suitable_fallback() (6.10) */
@@ -368,7 +406,7 @@ static struct page *__rmqueue_fallback(struct zone *zone, unsigned int order, in
 		min_order = sim->pageblock_order;
 
 	for (o = (int)sim->max_order; o >= (int)min_order; o--) {
-		fmt = find_suitable_fallback(zone, (unsigned int)o, start_mt, &can_steal);
+		fmt = find_suitable_fallback(zone, (unsigned int)o, start_mt, false, &can_steal);
 		if (fmt == -1)
 			continue;
 		/*
@@ -383,7 +421,7 @@ static struct page *__rmqueue_fallback(struct zone *zone, unsigned int order, in
 
 find_smallest:
 	for (o = (int)order; o <= (int)sim->max_order; o++) {
-		fmt = find_suitable_fallback(zone, (unsigned int)o, start_mt, &can_steal);
+		fmt = find_suitable_fallback(zone, (unsigned int)o, start_mt, false, &can_steal);
 		if (fmt != -1)
 			break;
 	}
@@ -486,6 +524,8 @@ unsigned long _mm_buddy_check_counts(struct zone *zone)
 	long alloc = zone_nr_allocated(zone);
 	long pcp = zone_nr_pcp_pages(zone);
 	long managed = (long)zone_managed_pages(zone);
+	/* Compaction's isolated free pages (cc->freepages) are off the lists but not allocated. */
+	isolated_pages += zone->nr_isolated_free;
 	if (nr_free + isolated_pages + pcp + alloc != managed) {
 		zone_report(zone, "INV-ZONE-CONSERVATION", -1, managed,
 			    nr_free + isolated_pages + pcp + alloc,
@@ -667,9 +707,10 @@ MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone)
 			    "pages in free blocks vs pages on the free lists");
 		bad++;
 	}
-	if (nalloc != (unsigned long)zone_nr_allocated(zone)) {
+	/* Pages compaction isolated look allocated (they are its own) but are not counted so. */
+	if (nalloc != (unsigned long)(zone_nr_allocated(zone) + zone->nr_isolated_free)) {
 		zone_report(zone, "INV-ZONE-CONSERVATION", -1, (long long)nalloc,
-			    zone_nr_allocated(zone),
+			    zone_nr_allocated(zone) + zone->nr_isolated_free,
 			    "allocated pages in the memmap vs the zone's count");
 		bad++;
 	}

@@ -110,6 +110,10 @@ int mm_apply_op(struct mm_sim *sim, const struct mm_op *op, struct mm_handle *ha
 		return 1;
 	}
 	mm_set_current_cpu(op->cpu);
+	/*
+	 * Compaction moves blocks and kswapd reclaims them, both through the
+	 * executor's handles (serial runs only).
+	 */
 	if (sim->serial) {
 		sim->handles = handles;
 		sim->nr_handles = nr_handles;
@@ -195,6 +199,12 @@ int mm_apply_op(struct mm_sim *sim, const struct mm_op *op, struct mm_handle *ha
 	case MM_OP_KSWAPD_STEP:
 	case MM_OP_KSWAPD_SLEEP:
 		return _mm_vmstat_apply_op(sim, op);
+	case MM_OP_COMPACT:
+	case MM_OP_KCOMPACTD:
+	case MM_OP_RESET_SKIP:
+	case MM_OP_FILL:
+	case MM_OP_FREE_PATTERN:
+		return _mm_compaction_apply_op(sim, op);
 	default:
 		return 1;
 	}

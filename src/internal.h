@@ -50,7 +50,7 @@ struct page {
 	uint8_t order;	  /* heads: block order */
 	uint8_t zone_id;  /* node * MAX_NR_ZONES + zone type */
 	uint8_t alloc_mt; /* allocated pages: migratetype of the request */
-	uint32_t spare;	  /* room for the pcp cpu in a later layer */
+	uint32_t spare;	  /* PG_PCP: the cpu; allocated heads: PAGE_MIGRATE_BUSY */
 	union {
 		struct { /* free: free_area or pcp list links, by pfn */
 			uint32_t next, prev;
@@ -65,6 +65,13 @@ _Static_assert(sizeof(struct page) <= 16, "page descriptor must stay within 16 b
 
 #define PB_MIGRATETYPE_MASK 0x7u
 #define PB_SKIP		    0x8u
+
+/*
+ * page->spare of an allocated head: the page holds an extra reference (a
+ * file page someone else pins), so isolation succeeds but migration fails
+ * with -EAGAIN in every mode: the kernel's common migration failure.
+ */
+#define PAGE_MIGRATE_BUSY 0x1u
 
 /* ------------------------------------------------------------------------
  * Zones and nodes
@@ -178,6 +185,16 @@ struct zone {
 
 	/* deferred struct page init: pfns below this are initialised */
 	uint64_t first_deferred_pfn;
+
+	/* compaction: the CONFIG_COMPACTION fields of struct zone (zeroed at boot) */
+	uint64_t compact_cached_free_pfn;
+	uint64_t compact_cached_migrate_pfn[2]; /* [0] async, [1] sync */
+	uint64_t compact_init_migrate_pfn, compact_init_free_pfn;
+	unsigned int compact_considered, compact_defer_shift;
+	int compact_order_failed;
+	bool compact_blockskip_flush;
+	/* Free pages compaction holds isolated (cc->freepages): counted in conservation. */
+	long nr_isolated_free;
 };
 
 #define MM_MAX_ZONEREFS (MM_MAX_NODES * MAX_NR_ZONES)
@@ -204,6 +221,8 @@ struct pglist_data {
  * Policies: the formulas and the historical bugs a variant switches on
  * ---------------------------------------------------------------------- */
 
+struct compact_control;
+
 struct mm_policy {
 	/* pcp sizing (models zone_batchsize() and zone_highsize()) */
 	int (*zone_batchsize)(unsigned long managed);
@@ -223,6 +242,15 @@ struct mm_policy {
 	bool rss_leak_on_fork_failure; /* init_many's failure path skips mm_destroy_cid */
 	bool pcpu_batch_2ncpu;	       /* vm_committed_as adds with percpu_counter_batch */
 	bool rss_counters_one_by_one;  /* four percpu_counter_init per fork (pre-6.6) */
+
+	/* compaction skip bits (seed 001), src/pageblock.c and src/compaction.c */
+	bool compact_fast_find_marks_skip; /* 70b44595eafe: fast_find marks its block */
+	bool compact_no_finish_pageblock;  /* 7efc3b726103 era: no finish_pageblock rescans */
+	/* Is the pfn where a pageblock's skip bit is tested and set (valid_page)? */
+	bool (*compact_skip_test_pfn)(const struct zone *zone, uint64_t pfn);
+	/* At the block's first LRU page: test-and-set the bit; true: abort the block. */
+	bool (*compact_lru_skip)(struct compact_control *cc, uint64_t valid_pfn, uint64_t lru_pfn,
+				 bool *skip_updated);
 };
 
 void _mm_policy_default(struct mm_policy *p);
@@ -304,9 +332,13 @@ struct mm_sim {
 
 	atomic_long vm_zone_stat[NR_VM_ZONE_STAT_ITEMS]; /* the global copies */
 	pthread_mutex_t kswapd_lock;			 /* every node's kswapd_state */
-	/* The allocations the running op may reach (reclaim frees some): serial runs only. */
+	/*
+	 * The executor's handles during mm_apply_op(): migration moves a
+	 * handle's block, kswapd's reclaim frees one. Serial runs only.
+	 */
 	struct mm_handle *handles;
 	uint32_t nr_handles;
+	struct compact_state *compact; /* compaction scratch, fill pool, stats */
 };
 
 /*
@@ -450,6 +482,7 @@ static inline int get_pfnblock_migratetype(const struct mm_sim *sim, uint64_t pf
 /* page.c */
 void pfn_list_add(struct mm_sim *sim, uint32_t *head, uint32_t *tail, uint64_t pfn, bool at_tail);
 void pfn_list_del(struct mm_sim *sim, uint32_t *head, uint32_t *tail, uint64_t pfn);
+void pfn_list_rotate_to(struct mm_sim *sim, uint32_t *head, uint32_t *tail, uint32_t pfn);
 void set_pageblock_migratetype(struct mm_sim *sim, uint64_t pfn, int mt);
 void change_pageblock_range(struct mm_sim *sim, uint64_t pfn, unsigned int order, int mt);
 const char *_mm_page_state_name(int state);
@@ -468,6 +501,9 @@ void _mm_free_pfn_range(struct zone *zone, uint64_t start, uint64_t end);
 bool prep_move_freepages_block(struct zone *zone, uint64_t pfn, uint64_t *start_pfn,
 			       unsigned long *free_pages, unsigned long *movable_pages);
 void __move_freepages_block(struct zone *zone, uint64_t start, int old_mt, int new_mt);
+int find_suitable_fallback(const struct zone *zone, unsigned int order, int mt, bool only_stealable,
+			   bool *can_steal);
+unsigned long __isolate_free_page(struct zone *zone, uint64_t pfn, unsigned int order);
 unsigned long _mm_buddy_check_zone(struct zone *zone);
 unsigned long _mm_buddy_check_counts(struct zone *zone);
 
@@ -695,6 +731,157 @@ unsigned long _mm_mm_check_ledger(struct mm_sim *sim);
 int _mm_counters_apply_op(struct mm_sim *sim, const struct mm_op *op);
 /* Every counter invariant over the whole state (the executor's full checks). */
 unsigned long _mm_counters_check_full(struct mm_sim *sim);
+
+/* ------------------------------------------------------------------------
+ * Compaction (seed 001): pageblock.c, compaction.c, compaction_pool.c,
+ * compaction_check.c
+ * ---------------------------------------------------------------------- */
+
+#define COMPACT_MAX_DEFER_SHIFT 6
+#define COMPACT_CLUSTER_MAX	32 /* SWAP_CLUSTER_MAX */
+/* Stamp owners of pages that belong to no executor handle. */
+#define OWNER_FILL	    0x80000000u /* | index in the fill pool */
+#define OWNER_ISOLATED_FREE 0x7fffffffu /* a free page compaction isolated */
+
+/* models struct compact_control (mm/internal.h) */
+struct compact_control {
+	struct zone *zone;
+	uint32_t *freepages; /* isolated free order-0 pages: a stack */
+	unsigned long nr_freepages;
+	uint32_t *migratepages; /* isolated migration sources */
+	unsigned long nr_migratepages;
+	unsigned long total_migrate_scanned, total_free_scanned;
+	uint64_t free_pfn, migrate_pfn, fast_start_pfn;
+	int order, search_order;
+	int migratetype;
+	unsigned int alloc_flags;
+	int highest_zoneidx;
+	int mode; /* MM_MIGRATE_* */
+	unsigned int fast_search_fail;
+	bool ignore_skip_hint, no_set_skip_hint, ignore_block_suitable;
+	bool direct_compaction, whole_zone, contended, finish_pageblock;
+	/* checker: the shadow pass of INV-COMPACT-SKIP-HINT, blind to the skip bits */
+	bool skip_bits_ignored;
+	/* checker: the free scanner marked a block this pass (the comparison is then moot) */
+	bool free_side_marked;
+	/* checker: the block fast_find_migrateblock() returned, until it is scanned */
+	uint64_t fast_found_pfn;
+};
+
+#define COMPACT_NO_PFN UINT64_MAX
+
+/* possible outcome of isolate_migratepages() */
+typedef enum {
+	ISOLATE_ABORT,	 /* abort compaction now */
+	ISOLATE_NONE,	 /* no pages isolated, continue scanning */
+	ISOLATE_SUCCESS, /* pages isolated, migrate */
+} isolate_migrate_t;
+
+/* models freelist_scan_limit(): the fast searches shorten as they keep failing */
+static inline unsigned int freelist_scan_limit(const struct compact_control *cc)
+{
+	unsigned int shift = cc->fast_search_fail < 31 ? cc->fast_search_fail : 31;
+
+	return (COMPACT_CLUSTER_MAX >> shift) + 1;
+}
+
+/* compaction_free.c: the free scanner */
+uint64_t compaction_alloc(struct compact_control *cc);
+uint64_t release_freepages(struct compact_control *cc);
+
+/* compaction_migrate.c: the migration scanner and migration */
+isolate_migrate_t isolate_migratepages(struct compact_control *cc);
+uint64_t fast_find_migrateblock(struct compact_control *cc);
+long migrate_pages(struct compact_control *cc);
+
+/* compaction.c */
+int compact_zone(struct compact_control *cc);
+int try_to_compact_pages(struct mm_sim *sim, unsigned int order, unsigned int alloc_flags,
+			 struct zone **zonelist, int highest_zoneidx, int migratetype, int prio);
+bool compaction_deferred(struct zone *zone, int order);
+void defer_compaction(struct zone *zone, int order);
+void compaction_defer_reset(struct zone *zone, int order, bool alloc_success);
+bool compaction_restarting(struct zone *zone, int order);
+bool compaction_suitable(struct zone *zone, int order, int highest_zoneidx);
+/* Can compaction run here: a serial run that lends its handles. */
+bool compaction_possible(const struct mm_sim *sim);
+void compaction_direct_outcome(struct mm_sim *sim, struct zone *zone, unsigned int order);
+
+/* pageblock.c */
+bool get_pageblock_skip(const struct mm_sim *sim, uint64_t pfn);
+void set_pageblock_skip(struct mm_sim *sim, uint64_t pfn);
+void clear_pageblock_skip(struct mm_sim *sim, uint64_t pfn);
+bool isolation_suitable(const struct compact_control *cc, uint64_t pfn);
+bool test_and_set_skip(struct compact_control *cc, uint64_t pfn);
+void update_pageblock_skip(struct compact_control *cc, uint64_t block_pfn, uint64_t pfn);
+void __reset_isolation_suitable(struct zone *zone);
+void reset_isolation_suitable(struct pglist_data *pgdat);
+void reset_cached_positions(struct zone *zone);
+bool compact_skip_test_pfn_default(const struct zone *zone, uint64_t pfn);
+bool compact_skip_test_pfn_aligned_only(const struct zone *zone, uint64_t pfn);
+bool compact_lru_skip_default(struct compact_control *cc, uint64_t valid_pfn, uint64_t lru_pfn,
+			      bool *skip_updated);
+bool compact_lru_skip_aligned(struct compact_control *cc, uint64_t valid_pfn, uint64_t lru_pfn,
+			      bool *skip_updated);
+static inline uint64_t zone_end_pfn(const struct zone *z)
+{
+	return z->zone_start_pfn + z->spanned_pages;
+}
+static inline uint64_t pageblock_end_pfn(const struct mm_sim *sim, uint64_t pfn)
+{
+	return pageblock_start_pfn(sim, pfn) + (UINT64_C(1) << sim->pageblock_order);
+}
+static inline bool pageblock_aligned(const struct mm_sim *sim, uint64_t pfn)
+{
+	return !(pfn & ((UINT64_C(1) << sim->pageblock_order) - 1));
+}
+
+/* Compaction's per-machine scratch, reused across inputs (compaction_pool.c). */
+struct compact_state {
+	uint32_t *freepages, *migratepages; /* cc's lists: max_pfn entries each */
+	size_t pfn_cap;
+	uint8_t *visits, *scanned_by; /* per pageblock, this pass (compaction_check.c) */
+	size_t block_cap;
+	struct mm_handle *fill; /* the fill pool: OWNER_FILL | slot */
+	uint32_t nr_fill, cap_fill, fill_cursor;
+	unsigned int pass_iterations;
+	struct mm_compact_stats stats;
+	/* INV-COMPACT-SKIP-HINT: the state before and after the real pass */
+	struct compact_snapshot *before, *after;
+	bool before_valid; /* before holds the state the real pass started from */
+	bool in_shadow;	   /* the shadow pass runs: its own findings are not reported */
+};
+
+/* compaction_pool.c: the fill pool, the migration's handle lookup, the ops */
+struct mm_handle *compaction_handle_of(struct mm_sim *sim, uint64_t pfn);
+int _mm_compaction_reset(struct mm_sim *sim);
+void _mm_compaction_destroy(struct mm_sim *sim);
+int _mm_compaction_apply_op(struct mm_sim *sim, const struct mm_op *op);
+struct mm_compact_stats *compact_stats(struct mm_sim *sim);
+
+/* ops_compaction.c: the compaction ops' text form */
+bool _mm_print_compaction_op(FILE *f, const struct mm_op *op);
+int _mm_parse_compaction_op(char **tok, int ntok, const struct mm_config *cfg, struct mm_op *op,
+			    char *why, size_t whylen);
+
+/* compaction_shadow.c: INV-COMPACT-SKIP-HINT, a pass rerun blind to the skip bits */
+bool compact_skip_hint_wanted(const struct compact_control *cc);
+void compact_skip_hint_before(struct compact_control *cc);
+void compact_skip_hint_after(const struct compact_control *cc0, int result, bool free_side_marked);
+void _mm_compaction_shadow_destroy(struct compact_state *cs);
+
+/* compaction_check.c: the invariants of a pass */
+void compact_check_pass_begin(struct compact_control *cc);
+/* A visit of the migration scanner to the block at pfn; false: abort the pass. */
+bool compact_check_migrate_visit(struct compact_control *cc, uint64_t pfn);
+void compact_check_free_visit(struct compact_control *cc, uint64_t pfn);
+/* After each round of a pass; false: the pass runs away, stop it. */
+bool compact_check_round(struct compact_control *cc);
+void compact_check_fast_found(struct compact_control *cc, uint64_t block_pfn,
+			      unsigned long scanned_past_test);
+void compact_check_defer(struct zone *zone);
+void compact_check_migrated(struct mm_sim *sim, const struct mm_handle *h, uint64_t dst,
+			    uint32_t owner);
 
 /* Iterate over the populated zones of every node. */
 #define for_each_zone(sim, z)                                                                      \

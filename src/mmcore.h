@@ -72,6 +72,12 @@ enum zone_watermarks {
 #define MM_GFP_HIGHMEM	      0x400u /* with MOVABLE: highest zone ZONE_MOVABLE */
 #define MM_GFP_KSWAPD_RECLAIM 0x800u
 #define MM_GFP_ALL	      0xfffu
+/*
+ * Not a gfp bit: the slow path may run direct compaction when the
+ * allocation fails (seed 001). Outside MM_GFP_ALL, so plain alloc ops never
+ * carry it; the compaction ops' alloc form does.
+ */
+#define MM_GFP_COMPACT 0x1000u
 
 #define MM_GFP_KERNEL		(MM_GFP_DIRECT_RECLAIM | MM_GFP_KSWAPD_RECLAIM)
 #define MM_GFP_ATOMIC		(MM_GFP_HIGH | MM_GFP_KSWAPD_RECLAIM)
@@ -392,6 +398,66 @@ struct mm_counter_stats {
 void mm_sim_counter_stats(const struct mm_sim *sim, struct mm_counter_stats *out);
 
 /* ------------------------------------------------------------------------
+ * Compaction (seed 001; src/pageblock.c, src/compaction*.c)
+ * ---------------------------------------------------------------------- */
+
+/* enum compact_priority: lower is more thorough, as in the kernel */
+#define MM_COMPACT_PRIO_SYNC_FULL  0 /* MIN_COMPACT_PRIORITY: ignores the skip bits */
+#define MM_COMPACT_PRIO_SYNC_LIGHT 1
+#define MM_COMPACT_PRIO_ASYNC	   2
+#define MM_COMPACT_NR_PRIOS	   3
+/* enum migrate_mode */
+#define MM_MIGRATE_ASYNC      0
+#define MM_MIGRATE_SYNC_LIGHT 1
+#define MM_MIGRATE_SYNC	      2
+#define MM_MIGRATE_NR_MODES   3
+
+/* enum compact_result, the kernel's order (try_to_compact_pages keeps the max) */
+enum mm_compact_result {
+	MM_COMPACT_NOT_SUITABLE_ZONE,
+	MM_COMPACT_SKIPPED,
+	MM_COMPACT_DEFERRED,
+	MM_COMPACT_NO_SUITABLE_PAGE,
+	MM_COMPACT_CONTINUE,
+	MM_COMPACT_COMPLETE,
+	MM_COMPACT_PARTIAL_SKIPPED,
+	MM_COMPACT_CONTENDED,
+	MM_COMPACT_SUCCESS,
+};
+const char *mm_compact_result_name(int result);
+
+/* The seed's table, named as /proc/vmstat names them. Deterministic counts. */
+struct mm_compact_stats {
+	unsigned long long compact_migrate_scanned, compact_free_scanned, compact_isolated;
+	unsigned long long pgmigrate_success, pgmigrate_fail;
+	unsigned long long compact_stall, compact_fail, compact_success;
+	unsigned long long compact_daemon_wake, compact_daemon_migrate_scanned,
+		compact_daemon_free_scanned;
+	unsigned long long
+		compact_block_rescans; /* entries into a pageblock already entered in that pass */
+	unsigned long long compact_passes; /* compact_zone() runs past the suitability checks */
+};
+void mm_sim_compact_stats(const struct mm_sim *sim, struct mm_compact_stats *out);
+/* mmtests: 100 * migrate scanned / free scanned (0 when nothing was free-scanned) */
+double mm_compact_scan_efficiency(const struct mm_compact_stats *s);
+/* mmtests' compaction cost: (7 scanned + 19 isolated + 1038 ok + 14 fail) / 10^6 */
+double mm_compact_cost(const struct mm_compact_stats *s);
+
+/*
+ * One direct compaction of a zone, as try_to_compact_pages() runs it for
+ * one zone (deferral included) as the current CPU. Returns the result, or
+ * -1 when the zone does not exist. Needs a serial run (the executor).
+ */
+int mm_compact_zone(struct mm_sim *sim, int node, enum zone_type zt, unsigned int order, int prio,
+		    int mode, int migratetype);
+/* kcompactd_do_work() for node at order; returns 0, or 1 when skipped. */
+int mm_kcompactd_step(struct mm_sim *sim, int node, unsigned int order);
+/* reset_isolation_suitable(): what kswapd runs before it sleeps. */
+void mm_reset_isolation_suitable(struct mm_sim *sim, int node);
+/* Allocated blocks owned by the fill pool (MM_OP_FILL), live ones. */
+unsigned int mm_fill_live(const struct mm_sim *sim);
+
+/* ------------------------------------------------------------------------
  * The operation language
  * ---------------------------------------------------------------------- */
 
@@ -427,6 +493,12 @@ enum mm_op_kind {
 	MM_OP_KSWAPD_WAKE,    /* node, arg: highest zone type, order */
 	MM_OP_KSWAPD_STEP,    /* node: one balance_pgdat() pass (pressure thresholds first) */
 	MM_OP_KSWAPD_SLEEP,   /* node: kswapd_try_to_sleep() */
+	/* compaction (seed 001) */
+	MM_OP_COMPACT,	  /* node, arg: zone type, order, gfp: prio | mode << 2 | mt << 4 */
+	MM_OP_KCOMPACTD,  /* node, order: kcompactd_do_work() once */
+	MM_OP_RESET_SKIP, /* node: reset_isolation_suitable(), as kswapd before sleep */
+	MM_OP_FILL,	  /* node, order, arg: pages, gfp: unmovable_every | writeback_every << 8 */
+	MM_OP_FREE_PATTERN, /* arg: every, order: offset: frees fill blocks i % every == offset */
 	MM_NR_OP_KINDS
 };
 

@@ -78,6 +78,20 @@ enum {
 #define SUB_KSWAPD	  10
 #define SUB_COMPACT_FIRST 12
 #define SUB_MOD		  16
+/*
+ * The compaction ops (seed 001), after the CPU byte:
+ *  12 compact     v: node (bit 0), zone (bits 1-2, as the header's zones),
+ *                 prio (bits 3-4, mod 3), mode (bits 5-6, mod 3), movable (bit 7); order
+ *  13 kcompactd   v: bit 0 reset_skip, node = v >> 1; kcompactd: order
+ *  14 fill        v: bit 0 free_pattern; fill: zone (bits 1-2), node + 1 (bits 3-4,
+ *                 0: the CPU's), order (bits 5-6); pages - 1; unmovable_every |
+ *                 busy_every << 4. free_pattern: every - 1 | offset << 4 (offset mod every)
+ *  15 alloc       an alloc (as OPC_ALLOC) that may direct-compact (MM_GFP_COMPACT)
+ */
+#define SUB_COMPACT	  12
+#define SUB_KCOMPACTD	  13
+#define SUB_FILL	  14
+#define SUB_ALLOC_COMPACT 15
 
 void mm_limits_default(struct mm_limits *lim)
 {
@@ -95,11 +109,17 @@ void mm_limits_default(struct mm_limits *lim)
 static const struct {
 	const char *name;
 	unsigned int max_nodes, max_cpus_per_node;
+	uint64_t max_total_pages;
 } target_shapes[] = {
-	{"fuzz_buddy", 2, 4},
-	{"fuzz_pcp", 2, 8}, /* the lists are per (zone, cpu) */
-	{"fuzz_counters", 2, 8},
-	{"fuzz_vmstat", 2, 128}, /* 1 to 256 CPUs: the drift grows with them */
+	{"fuzz_buddy", 2, 4, 1024},
+	{"fuzz_pcp", 2, 8, 1024}, /* the lists are per (zone, cpu) */
+	{"fuzz_counters", 2, 8, 1024},
+	{"fuzz_vmstat", 2, 128, 1024}, /* 1 to 256 CPUs: the drift grows with them */
+	/*
+	 * 16 pageblocks of the seeds' 16 pages: the scanners cross a zone in a
+	 * few hundred steps; two CPUs leave pcp pages in their way.
+	 */
+	{"fuzz_compaction", 1, 2, 256},
 };
 
 int mm_limits_for_target(const char *target, struct mm_limits *lim)
@@ -109,6 +129,7 @@ int mm_limits_for_target(const char *target, struct mm_limits *lim)
 		if (!strcmp(target, target_shapes[i].name)) {
 			lim->max_nodes = target_shapes[i].max_nodes;
 			lim->max_cpus_per_node = target_shapes[i].max_cpus_per_node;
+			lim->max_total_pages = target_shapes[i].max_total_pages;
 			return 0;
 		}
 	}
@@ -339,20 +360,84 @@ static int decode_vmstat_op(struct reader *r, unsigned int sub, unsigned int ncp
 	}
 }
 
-/* The ops behind the OPC_CHECK prefix; returns 1 when the op decodes to nothing. */
-static int decode_counter_op(struct reader *r, unsigned int ncpus, const struct mm_config *cfg,
-			     struct mm_op *op)
+/* An alloc op's fields (the CPU byte first); extra_gfp: MM_GFP_COMPACT or 0. */
+static int decode_alloc(struct reader *r, struct mm_prog *out, struct mm_op *op,
+			unsigned int extra_gfp)
 {
+	unsigned int ncpus = mm_config_nr_cpus(&out->cfg), node;
+
+	op->kind = MM_OP_ALLOC;
+	op->cpu = (uint16_t)(rd8(r) % ncpus);
+	op->order = (uint8_t)(rd8(r) % (out->cfg.max_order + 1));
+	op->gfp = (uint16_t)(gfp_normalize(rd16(r)) | extra_gfp);
+	node = rd8(r);
+	op->node = (int16_t)(node ? (int)((node - 1) % out->cfg.nr_nodes) : -1);
+	return live_add(out, out->nr_allocs);
+}
+
+/* The compaction ops (seed 001) after their CPU byte; see SUB_COMPACT. */
+static void decode_compaction_op(struct reader *r, unsigned int sub, const struct mm_config *cfg,
+				 struct mm_op *op)
+{
+	unsigned int v = rd8(r);
+
+	switch (sub) {
+	case SUB_COMPACT:
+		op->kind = MM_OP_COMPACT;
+		op->node = (int16_t)((v & 1) % cfg->nr_nodes);
+		op->arg = hdr_zones[(v >> 1) & 3];
+		op->gfp = (uint16_t)(((v >> 3) & 3) % MM_COMPACT_NR_PRIOS |
+				     (((v >> 5) & 3) % MM_MIGRATE_NR_MODES) << 2 |
+				     (v >> 7 ? MIGRATE_MOVABLE : MIGRATE_UNMOVABLE) << 4);
+		op->order = (uint8_t)(rd8(r) % (cfg->max_order + 1));
+		break;
+	case SUB_KCOMPACTD:
+		op->kind = v & 1 ? MM_OP_RESET_SKIP : MM_OP_KCOMPACTD;
+		op->node = (int16_t)((v >> 1) % cfg->nr_nodes);
+		if (op->kind == MM_OP_KCOMPACTD)
+			op->order = (uint8_t)(rd8(r) % (cfg->max_order + 1));
+		break;
+	default: /* SUB_FILL */
+		if (v & 1) {
+			unsigned int b = rd8(r), every = 1 + (b & 15);
+			op->kind = MM_OP_FREE_PATTERN;
+			op->arg = every;
+			op->order = (uint8_t)((b >> 4) % every);
+			break;
+		}
+		op->kind = MM_OP_FILL;
+		op->node =
+			(int16_t)((v >> 3) & 3 ? (int)((((v >> 3) & 3) - 1) % cfg->nr_nodes) : -1);
+		op->order = (uint8_t)((v >> 5) & 3);
+		op->arg = (1 + rd8(r)) | ((v >> 1) & 3) << 16;
+		op->gfp = (uint16_t)rd8(r);
+		op->gfp = (uint16_t)((op->gfp & 15) | (op->gfp >> 4) << 8);
+		break;
+	}
+}
+
+/*
+ * The ops behind the OPC_CHECK prefix; returns 1 when the op decodes to
+ * nothing, -1 when memory is short.
+ */
+static int decode_counter_op(struct reader *r, struct mm_prog *out, struct mm_op *op)
+{
+	unsigned int ncpus = mm_config_nr_cpus(&out->cfg);
 	unsigned int sub = rd8(r) % SUB_MOD, v;
 
 	if (sub == SUB_CHECK) {
 		op->kind = MM_OP_CHECK;
 		return 0;
 	}
-	if (sub >= SUB_VMSTAT_FIRST && sub < SUB_COMPACT_FIRST)
-		return decode_vmstat_op(r, sub, ncpus, cfg, op);
-	if (sub >= SUB_COMPACT_FIRST)
-		return 1;
+	if (sub == SUB_ALLOC_COMPACT)
+		return decode_alloc(r, out, op, MM_GFP_COMPACT);
+	if (sub >= SUB_COMPACT_FIRST) {
+		op->cpu = (uint16_t)(rd8(r) % ncpus);
+		decode_compaction_op(r, sub, &out->cfg, op);
+		return 0;
+	}
+	if (sub >= SUB_VMSTAT_FIRST)
+		return decode_vmstat_op(r, sub, ncpus, &out->cfg, op);
 	op->cpu = (uint16_t)(rd8(r) % ncpus);
 	switch (sub) {
 	case SUB_PCPU_ADD:
@@ -411,16 +496,13 @@ static int decode_ops(struct reader *r, unsigned int max_ops, struct mm_prog *ou
 		unsigned int opc = rd8(r) % OPC_MOD;
 
 		if (opc == OPC_CHECK) {
-			if (decode_counter_op(r, ncpus, &out->cfg, &op))
+			int ret = decode_counter_op(r, out, &op);
+			if (ret < 0)
+				return -1;
+			if (ret)
 				continue;
 		} else if (opc < OPC_FREE) {
-			op.kind = MM_OP_ALLOC;
-			op.cpu = (uint16_t)(rd8(r) % ncpus);
-			op.order = (uint8_t)(rd8(r) % (out->cfg.max_order + 1));
-			op.gfp = (uint16_t)gfp_normalize(rd16(r));
-			unsigned int node = rd8(r);
-			op.node = (int16_t)(node ? (int)((node - 1) % out->cfg.nr_nodes) : -1);
-			if (live_add(out, out->nr_allocs))
+			if (decode_alloc(r, out, &op, 0))
 				return -1;
 		} else if (opc < OPC_OFFLINE) {
 			op.kind = MM_OP_FREE;
@@ -663,6 +745,74 @@ static int encode_counter_op(struct writer *w, const struct mm_op *op)
 	}
 }
 
+/* A zone type's index among the header's zones; -1 for one the header cannot name. */
+static int hdr_zone_index(uint32_t zt)
+{
+	for (int i = 0; i < 4; i++)
+		if (hdr_zones[i] == zt)
+			return i;
+	return -1;
+}
+
+/* The inverse of decode_compaction_op(); returns -1 for what it cannot produce. */
+static int encode_compaction_op(struct writer *w, const struct mm_op *op)
+{
+	int zi = hdr_zone_index(op->kind == MM_OP_FILL ? (op->arg >> 16) & 3 : op->arg);
+
+	switch (op->kind) {
+	case MM_OP_COMPACT: {
+		unsigned int prio = op->gfp & 3, mode = (op->gfp >> 2) & 3, mt = op->gfp >> 4;
+		if (op->node < 0 || op->node > 1 || zi < 0 || prio >= MM_COMPACT_NR_PRIOS ||
+		    mode >= MM_MIGRATE_NR_MODES ||
+		    (mt != MIGRATE_MOVABLE && mt != MIGRATE_UNMOVABLE))
+			return -1;
+		wr8(w, OPC_CHECK);
+		wr8(w, SUB_COMPACT);
+		wr8(w, op->cpu);
+		wr8(w, (unsigned int)op->node | (unsigned int)zi << 1 | prio << 3 | mode << 5 |
+			       (mt == MIGRATE_MOVABLE) << 7);
+		wr8(w, op->order);
+		return 0;
+	}
+	case MM_OP_KCOMPACTD:
+	case MM_OP_RESET_SKIP:
+		if (op->node < 0 || op->node > 127)
+			return -1;
+		wr8(w, OPC_CHECK);
+		wr8(w, SUB_KCOMPACTD);
+		wr8(w, op->cpu);
+		wr8(w, (op->kind == MM_OP_RESET_SKIP) | (unsigned int)op->node << 1);
+		if (op->kind == MM_OP_KCOMPACTD)
+			wr8(w, op->order);
+		return 0;
+	case MM_OP_FILL: {
+		unsigned int pages = op->arg & 0xffff, ue = op->gfp & 0xff, be = op->gfp >> 8;
+		if (op->node > 2 || op->order > 3 || pages < 1 || pages > 256 || (op->arg >> 18) ||
+		    ue > 15 || be > 15)
+			return -1;
+		wr8(w, OPC_CHECK);
+		wr8(w, SUB_FILL);
+		wr8(w, op->cpu);
+		wr8(w, (unsigned int)zi << 1 | (unsigned int)(op->node + 1) << 3 |
+			       (unsigned int)op->order << 5);
+		wr8(w, pages - 1);
+		wr8(w, ue | be << 4);
+		return 0;
+	}
+	case MM_OP_FREE_PATTERN:
+		if (op->arg < 1 || op->arg > 16 || op->order >= op->arg)
+			return -1;
+		wr8(w, OPC_CHECK);
+		wr8(w, SUB_FILL);
+		wr8(w, op->cpu);
+		wr8(w, 1);
+		wr8(w, (op->arg - 1) | (unsigned int)op->order << 4);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len)
 {
 	struct mm_limits lim;
@@ -692,10 +842,15 @@ long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len)
 		const struct mm_op *op = &p->ops[i];
 		switch (op->kind) {
 		case MM_OP_ALLOC:
-			wr8(&w, OPC_ALLOC);
+			if (op->gfp & MM_GFP_COMPACT) {
+				wr8(&w, OPC_CHECK);
+				wr8(&w, SUB_ALLOC_COMPACT);
+			} else {
+				wr8(&w, OPC_ALLOC);
+			}
 			wr8(&w, op->cpu);
 			wr8(&w, op->order);
-			wr16(&w, op->gfp);
+			wr16(&w, op->gfp & ~MM_GFP_COMPACT);
 			wr8(&w, op->node < 0 ? 0u : (unsigned int)op->node + 1);
 			if (live_add(&live, next_alloc++))
 				goto nomem;
@@ -765,7 +920,7 @@ long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len)
 					op->arg << 4);
 			break;
 		default:
-			if (encode_counter_op(&w, op))
+			if (encode_counter_op(&w, op) && encode_compaction_op(&w, op))
 				goto unrepresentable;
 			break;
 		}

@@ -35,6 +35,7 @@ static const struct {
 	{"NOMEMALLOC", MM_GFP_NOMEMALLOC},
 	{"MEMALLOC", MM_GFP_MEMALLOC},
 	{"OOM", MM_GFP_OOM},
+	{"COMPACT", MM_GFP_COMPACT},
 };
 
 static const struct {
@@ -203,7 +204,8 @@ static void print_op(FILE *f, const struct mm_op *op, unsigned int handle)
 			op->kind == MM_OP_KSWAPD_STEP ? "kswapd_step" : "kswapd_sleep", op->node);
 		break;
 	default:
-		fprintf(f, "# unknown op kind %u", op->kind);
+		if (!_mm_print_compaction_op(f, op))
+			fprintf(f, "# unknown op kind %u", op->kind);
 		break;
 	}
 	fputc('\n', f);
@@ -282,7 +284,7 @@ static int parse_gfp(struct parser *ps, const char *s, unsigned int *gfp)
 
 	*gfp = 0;
 	if (parse_u64(s, &v)) {
-		if (v & ~(uint64_t)MM_GFP_ALL)
+		if (v & ~(uint64_t)(MM_GFP_ALL | MM_GFP_COMPACT))
 			PERR(ps, "gfp value %s has unknown bits", s);
 		*gfp = (unsigned int)v;
 		return 0;
@@ -762,8 +764,13 @@ static int parse_op(struct parser *ps, char **tok, int ntok)
 	} else if (!strncmp(tok[1], "vmstat_", 7) || !strncmp(tok[1], "kswapd_", 7)) {
 		if (parse_vmstat_op(ps, tok, ntok, &op))
 			return -1;
-	} else if (parse_counter_op(ps, tok, ntok, &op)) {
-		return -1;
+	} else {
+		char why[200];
+		int ret = _mm_parse_compaction_op(tok, ntok, &ps->prog->cfg, &op, why, sizeof(why));
+		if (ret < 0)
+			PERR(ps, "%s", why);
+		if (ret && parse_counter_op(ps, tok, ntok, &op))
+			return -1;
 	}
 push:
 	if (mm_prog_push(ps->prog, &op))

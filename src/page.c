@@ -70,3 +70,23 @@ void pfn_list_del(struct mm_sim *sim, uint32_t *head, uint32_t *tail, uint64_t p
 		pfn_to_page(sim, page->lru.next)->lru.prev = page->lru.prev;
 	page->lru.next = page->lru.prev = PFN_NIL;
 }
+
+/*
+ * Rotates the list so that pfn becomes its head, keeping the cyclic order:
+ * the kernel's list_cut_before() + list_splice_tail(), with which the
+ * compaction scanners move what they have looked at out of the way.
+ */
+void pfn_list_rotate_to(struct mm_sim *sim, uint32_t *head, uint32_t *tail, uint32_t pfn)
+{
+	struct page *page = pfn_to_page(sim, pfn);
+	uint32_t old_head = *head, prev = page->lru.prev;
+
+	if (old_head == pfn || prev == PFN_NIL)
+		return;
+	pfn_to_page(sim, *tail)->lru.next = old_head;
+	pfn_to_page(sim, old_head)->lru.prev = *tail;
+	pfn_to_page(sim, prev)->lru.next = PFN_NIL;
+	page->lru.prev = PFN_NIL;
+	*tail = prev;
+	WRITE_ONCE(*head, pfn);
+}

@@ -23,6 +23,9 @@ enum variant_id {
 	V_RSS_COUNTERS_ONE_BY_ONE,
 	V_VMSTAT_PRESSURE_V1,
 	V_VMSTAT_NO_PRESSURE,
+	V_COMPACTION_FAST_FIND_MARKS_SKIP,
+	V_COMPACTION_FAST_FIND_NO_MARK,
+	V_COMPACTION_ALIGNED_ONLY_SKIP_TEST,
 	NR_VARIANTS
 };
 
@@ -66,6 +69,20 @@ static const struct mm_variant variants[NR_VARIANTS] = {
 	[V_VMSTAT_NO_PRESSURE] = {"vmstat-no-pressure", "fuzz_vmstat",
 				  "kswapd keeps the normal thresholds while awake (before "
 				  "88f5acf88ae6): the drift outgrows low - min (seed 002)"},
+	[V_COMPACTION_FAST_FIND_MARKS_SKIP] = {"compaction-fast-find-marks-skip", "fuzz_compaction",
+					       "fast_find_migrateblock marks the block it returns "
+					       "skip, so the block's own first-pfn test aborts it "
+					       "unscanned (70b44595eafe, seed 001)"},
+	[V_COMPACTION_FAST_FIND_NO_MARK] =
+		{"compaction-fast-find-no-mark", "fuzz_compaction",
+		 "no finish_pageblock rescans and the skip bit only set "
+		 "on an aligned first LRU page: partially scanned blocks "
+		 "are reselected forever (7efc3b726103, seed 001)"},
+	[V_COMPACTION_ALIGNED_ONLY_SKIP_TEST] =
+		{"compaction-aligned-only-skip-test", "fuzz_compaction",
+		 "the skip bit is tested and set only at aligned pfns: "
+		 "the first block of a zone with an unaligned start is "
+		 "never marked and is reselected forever (seed 001)"},
 };
 
 size_t mm_variant_count(void)
@@ -116,6 +133,8 @@ void _mm_policy_default(struct mm_policy *p)
 	p->normal_threshold = calculate_normal_threshold;
 	p->pressure_threshold = calculate_pressure_threshold;
 	p->buddy_no_merge_order = -1;
+	p->compact_skip_test_pfn = compact_skip_test_pfn_default;
+	p->compact_lru_skip = compact_lru_skip_default;
 }
 
 void _mm_policy_apply_variant(struct mm_policy *p, int variant)
@@ -157,6 +176,15 @@ void _mm_policy_apply_variant(struct mm_policy *p, int variant)
 	case V_VMSTAT_NO_PRESSURE:
 		/* kswapd's switch then sets what refresh_zone_stat_thresholds() did */
 		p->pressure_threshold = calculate_normal_threshold;
+	case V_COMPACTION_FAST_FIND_MARKS_SKIP:
+		p->compact_fast_find_marks_skip = true;
+		break;
+	case V_COMPACTION_FAST_FIND_NO_MARK:
+		p->compact_no_finish_pageblock = true;
+		p->compact_lru_skip = compact_lru_skip_aligned;
+		break;
+	case V_COMPACTION_ALIGNED_ONLY_SKIP_TEST:
+		p->compact_skip_test_pfn = compact_skip_test_pfn_aligned_only;
 		break;
 	default:
 		break;

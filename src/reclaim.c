@@ -6,7 +6,8 @@
  * cannot drift past the low - min gap; a step reclaims pages back from the
  * allocations made reclaimable (__GFP_RECLAIMABLE) until the node is
  * balanced at the high mark, judged by zone_watermark_ok_safe(); going
- * back to sleep restores the normal thresholds.
+ * back to sleep restores the normal thresholds and flushes the compaction
+ * skip bits a direct compaction asked to.
  *
  * The model's kswapd runs as ops, not as a thread: the fuzzer decides when
  * it gets the CPU, including not before the allocations that needed it.
@@ -187,6 +188,9 @@ int _mm_kswapd_try_to_sleep(struct mm_sim *sim, int node)
 	if (!awake || (!hopeless && !pgdat_balanced(pgdat, order, zoneidx)))
 		return 1;
 
+	/* kswapd_try_to_sleep(): the skip bits a direct compaction asked to flush, then the
+	 * thresholds */
+	reset_isolation_suitable(pgdat);
 	pthread_mutex_lock(&sim->kswapd_lock);
 	set_pgdat_percpu_threshold(pgdat, sim->policy.normal_threshold);
 	k->awake = false;

@@ -40,6 +40,7 @@ void mm_sim_destroy(struct mm_sim *sim)
 	if (!sim)
 		return;
 	_mm_pcpu_state_destroy(sim);
+	_mm_compaction_destroy(sim);
 	destroy_zone_locks(sim);
 	destroy_pcp_locks(sim);
 	free(sim->pcp_buf);
@@ -282,6 +283,9 @@ int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
 	sim->reset_bytes += sim->nr_cpus * sizeof(*sim->cpu_stats);
 	/* percpu_counters, vm_committed_as (sized by totalram), no mm_structs yet */
 	if (_mm_pcpu_state_reset(sim))
+		return -1;
+	/* compaction's scratch lists, the fill pool and its counters */
+	if (_mm_compaction_reset(sim))
 		return -1;
 	return 0;
 }

@@ -14,7 +14,10 @@
  *    sizing; seed 003's vm_committed_as folds on a brk loop, batch 2 * ncpus
  *    (variant pcpu-batch-2ncpu) against the policy's; seed 004's per-cpu
  *    allocations and list locks per fork, init_many against the variant
- *    rss-counters-one-by-one;
+ *    rss-counters-one-by-one; seed 001's compaction table (migrate and free
+ *    scanned, isolated, migrate success/failure, scan efficiency, cost) on
+ *    a usemem-like workload, the fixed model beside each compaction variant
+ *    (bench_compaction.c);
  *  - the per-input reset: mm_sim_init() of the machines the fuzz targets
  *    decode, and the bytes it writes;
  *  - executor throughput: fixed-seed random 512-byte inputs decoded and run
@@ -855,6 +858,12 @@ int cmd_bench(int argc, char **argv)
 	if (!ret) {
 		putchar('\n');
 		ret = bench_seed004();
+	}
+	if (!ret) {
+		unsigned long compaction_violations = 0;
+		putchar('\n');
+		ret = bench_compaction(&compaction_violations);
+		violations += compaction_violations;
 	}
 	if (!ret) {
 		putchar('\n');

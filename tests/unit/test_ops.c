@@ -85,6 +85,25 @@ static long encode(const struct mm_prog *p, uint8_t **out)
  * Text round trip
  * ---------------------------------------------------------------------- */
 
+/* Every compaction op, each field at a bound; encodable (two nodes, DMA at pfn 1). */
+#define COMPACTION_PROG                                                                            \
+	"# mmfuzz trace v1\n"                                                                      \
+	"config nodes=2 cpus=1,1 max_order=6 pageblock_order=5 min_free_kbytes=16 "                \
+	"watermark_scale_factor=10 high_fraction=0\n"                                              \
+	"zone 0 DMA start=1 spanned=255 present=255 managed=255\n"                                 \
+	"zone 0 Normal start=256 spanned=256 present=256 managed=256\n"                            \
+	"zone 1 Normal start=512 spanned=256 present=256 managed=256\n"                            \
+	"cpu0 fill zone=Normal order=0 pages=256 unmovable_every=7 busy_every=3\n"                 \
+	"cpu1 fill node=1 zone=DMA order=3 pages=1 unmovable_every=0 busy_every=15\n"              \
+	"cpu0 free_pattern every=16 offset=15\n"                                                   \
+	"cpu1 alloc a0 order=4 gfp=MOVABLE|DIRECT_RECLAIM|COMPACT node=1\n"                        \
+	"cpu0 compact node=1 zone=Normal order=6 prio=sync_full mode=sync mt=unmovable\n"          \
+	"cpu1 compact node=0 zone=DMA order=0 prio=async mode=sync_light mt=movable\n"             \
+	"cpu0 kcompactd node=1 order=5\n"                                                          \
+	"cpu1 reset_skip node=0\n"                                                                 \
+	"cpu0 free_pattern every=1 offset=0\n"                                                     \
+	"cpu0 free a0\n"
+
 static const char *const canonical[] = {
 	/* The smallest program: a machine and no ops. */
 	"# mmfuzz trace v1\n"
@@ -151,6 +170,8 @@ static const char *const canonical[] = {
 	"cpu4 kswapd_sleep node=0\n"
 	"cpu227 vmstat_refresh\n"
 	"cpu6 free a0\n",
+	/* The compaction ops (seed 001) and an allocation that may direct-compact. */
+	COMPACTION_PROG,
 };
 
 START_TEST(test_text_round_trip)
@@ -233,7 +254,7 @@ static const struct {
 	{HDR "cpu0 alloc a0 order=0 gfp=0\ncpu0 alloc a0 order=0 gfp=0\n",
 	 "line 4:", "expected a1, got a0"},
 	{HDR "cpu0 alloc a0 order=0 gfp=KERNEL|BOGUS\n", "line 3:", "unknown gfp flag 'BOGUS'"},
-	{HDR "cpu0 alloc a0 order=0 gfp=4096\n", "line 3:", "unknown bits"},
+	{HDR "cpu0 alloc a0 order=0 gfp=8192\n", "line 3:", "unknown bits"},
 	{HDR "cpu0 alloc a0 order=11 gfp=0\n", "line 3:", "order must be 0..10"},
 	{HDR "cpu0 alloc a0 gfp=0\n", "line 3:", "alloc needs order=K"},
 	{"zone 0 Normal start=0 spanned=1024 present=1024 managed=1024\n",
@@ -251,6 +272,16 @@ static const struct {
 	{HDR "cpu0 kswapd_wake node=0 zone=Normal order=11\n", "line 3:", "order=0..10"},
 	{HDR "cpu0 kswapd_nap node=0\n", "line 3:", "unknown op 'kswapd_nap'"},
 	{HDR "cpu0 kswapd_step\n", "line 3:", "expected 'cpuN kswapd_step node=N'"},
+	{HDR "cpu0 compact node=0 zone=Normal order=4 prio=fast mode=async mt=movable\n",
+	 "line 3:", "expected 'cpuN compact node=N"},
+	{HDR "cpu0 compact node=0 zone=Normal order=4 prio=async mode=async\n",
+	 "line 3:", "mt=unmovable|movable"},
+	{HDR "cpu0 fill zone=Normal order=0 pages=0 unmovable_every=0 busy_every=0\n",
+	 "line 3:", "pages=1..256"},
+	{HDR "cpu0 free_pattern every=4 offset=4\n", "line 3:", "offset=0..every-1"},
+	{HDR "cpu0 kcompactd node=0 order=4 extra=1\n",
+	 "line 3:", "unknown kcompactd argument 'extra=1'"},
+	{HDR "cpu0 reset_skip node=1\n", "line 3:", "expected 'cpuN reset_skip node=N'"},
 };
 
 START_TEST(test_parse_errors_name_line)
@@ -402,6 +433,28 @@ START_TEST(test_binary_text_round_trip)
 }
 END_TEST
 
+/* The compaction ops' text encodes and decodes back to the same program. */
+START_TEST(test_compaction_ops_binary_round_trip)
+{
+	struct mm_prog p, q;
+	char err[200] = "";
+	uint8_t *enc;
+	long n;
+
+	mm_prog_init(&p);
+	mm_prog_init(&q);
+	ck_assert_msg(mm_parse_prog(COMPACTION_PROG, &p, err, sizeof(err)) == 0, "parse: %s", err);
+	ck_assert_uint_eq(p.nr_ops, 10);
+	n = encode(&p, &enc);
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(mm_decode(enc, (size_t)n, NULL, &q), 0);
+	ck_assert_msg(prog_diff(&p, &q) == NULL, "differs in %s", prog_diff(&p, &q));
+	free(enc);
+	mm_prog_free(&p);
+	mm_prog_free(&q);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------
  * Random byte strings run clean on the correct model
  * ---------------------------------------------------------------------- */
@@ -526,6 +579,7 @@ static Suite *ops_suite(void)
 	tcase_add_test(tc, test_binary_round_trip);
 	tcase_add_loop_test(tc, test_binary_round_trip_edge_headers, 0, (int)ARRAY_SIZE(edge));
 	tcase_add_test(tc, test_binary_text_round_trip);
+	tcase_add_test(tc, test_compaction_ops_binary_round_trip);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("exec");

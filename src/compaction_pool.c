@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compaction_pool.c - what compaction needs around it: the scratch lists
+ * reused across inputs, the handles that reach a movable page (the
+ * executor's, or the fill pool's), the fill and free-pattern ops that
+ * fragment a zone cheaply, and the compaction ops of mm_apply_op().
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Grows *p to n elements of size; 0, or -1 when memory is short. */
+static int grow(void *p, size_t n, size_t size)
+{
+	void *q = realloc(*(void **)p, n * size);
+
+	if (!q)
+		return -1;
+	*(void **)p = q;
+	return 0;
+}
+
+/* Per mm_sim_init(): the lists sized for this machine, the pool empty, the stats zero. */
+int _mm_compaction_reset(struct mm_sim *sim)
+{
+	struct compact_state *cs = sim->compact;
+	size_t nr_blocks = (size_t)(sim->max_pfn >> sim->pageblock_order) + 1;
+
+	if (!cs) {
+		cs = calloc(1, sizeof(*cs));
+		if (!cs)
+			return -1;
+		sim->compact = cs;
+	}
+	if (sim->max_pfn > cs->pfn_cap) {
+		if (grow(&cs->freepages, sim->max_pfn, sizeof(uint32_t)) ||
+		    grow(&cs->migratepages, sim->max_pfn, sizeof(uint32_t)) ||
+		    grow(&cs->fill, sim->max_pfn, sizeof(*cs->fill)))
+			return -1;
+		cs->pfn_cap = sim->max_pfn;
+	}
+	if (nr_blocks > cs->block_cap) {
+		if (grow(&cs->visits, nr_blocks, 1) || grow(&cs->scanned_by, nr_blocks, 1))
+			return -1;
+		cs->block_cap = nr_blocks;
+	}
+	/*
+	 * The kernel leaves the cached pfns zero, out of range of any real
+	 * zone, so the first compaction starts at the ends; a model zone may
+	 * start at pfn 0, so they start there explicitly.
+	 */
+	for_each_zone(sim, z)
+		if (z->spanned_pages)
+			reset_cached_positions(z);
+	/* This machine's size, not the buffer's: slot numbers must not depend on earlier inputs. */
+	cs->cap_fill = (uint32_t)sim->max_pfn;
+	cs->nr_fill = cs->fill_cursor = 0;
+	memset(&cs->stats, 0, sizeof(cs->stats));
+	sim->handles = NULL;
+	sim->nr_handles = 0;
+	return 0;
+}
+
+void _mm_compaction_destroy(struct mm_sim *sim)
+{
+	struct compact_state *cs = sim->compact;
+
+	if (!cs)
+		return;
+	free(cs->freepages);
+	free(cs->migratepages);
+	free(cs->visits);
+	free(cs->scanned_by);
+	free(cs->fill);
+	_mm_compaction_shadow_destroy(cs);
+	free(cs);
+	sim->compact = NULL;
+}
+
+struct mm_compact_stats *compact_stats(struct mm_sim *sim)
+{
+	return &sim->compact->stats;
+}
+
+void mm_sim_compact_stats(const struct mm_sim *sim, struct mm_compact_stats *out)
+{
+	if (sim->compact)
+		*out = sim->compact->stats;
+	else
+		memset(out, 0, sizeof(*out));
+}
+
+double mm_compact_scan_efficiency(const struct mm_compact_stats *s)
+{
+	return s->compact_free_scanned ? 100.0 * (double)s->compact_migrate_scanned /
+						 (double)s->compact_free_scanned
+				       : 0.0;
+}
+
+/*
+ * mmtests' compaction cost (compaction-stats): the free-scan term reads a
+ * key that does not exist, so it is always 0; kept out, as the published
+ * figures were computed without it.
+ */
+double mm_compact_cost(const struct mm_compact_stats *s)
+{
+	return (7.0 * (double)s->compact_migrate_scanned + 19.0 * (double)s->compact_isolated +
+		1038.0 * (double)s->pgmigrate_success + 14.0 * (double)s->pgmigrate_fail) /
+	       1e6;
+}
+
+/*
+ * The handle that reaches the allocated page at pfn, if its stamp and the
+ * handle agree: a fill pool slot, or the executor's handle of that number.
+ * A page nothing reaches cannot be migrated (the stress test's pages).
+ */
+struct mm_handle *compaction_handle_of(struct mm_sim *sim, uint64_t pfn)
+{
+	const struct page *page = pfn_to_page(sim, pfn);
+	uint32_t owner = page->stamp.owner;
+	struct mm_handle *h;
+
+	if (owner == OWNER_ISOLATED_FREE)
+		return NULL;
+	if (owner & OWNER_FILL) {
+		owner &= ~OWNER_FILL;
+		if (owner >= sim->compact->nr_fill)
+			return NULL;
+		h = &sim->compact->fill[owner];
+	} else {
+		if (!sim->handles || owner >= sim->nr_handles)
+			return NULL;
+		h = &sim->handles[owner];
+	}
+	return h->pfn == (long long)pfn && h->gen == page->stamp.gen ? h : NULL;
+}
+
+unsigned int mm_fill_live(const struct mm_sim *sim)
+{
+	unsigned int n = 0;
+
+	if (sim->compact)
+		for (uint32_t i = 0; i < sim->compact->nr_fill; i++)
+			n += sim->compact->fill[i].pfn >= 0;
+	return n;
+}
+
+/* A free slot of the pool, reusing freed ones; UINT32_MAX if full. */
+static uint32_t fill_slot(struct compact_state *cs)
+{
+	if (cs->nr_fill < cs->cap_fill)
+		return cs->nr_fill++;
+	for (uint32_t i = 0; i < cs->nr_fill; i++) {
+		uint32_t s = (cs->fill_cursor + i) % cs->nr_fill;
+		if (cs->fill[s].pfn < 0) {
+			cs->fill_cursor = s + 1;
+			return s;
+		}
+	}
+	return UINT32_MAX;
+}
+
+static const unsigned int fill_zone_gfp[4] = {MM_GFP_DMA, MM_GFP_DMA32, 0, MM_GFP_HIGHMEM};
+
+/*
+ * MM_OP_FILL: op->arg & 0xffff blocks of op->order, the zone (bits 16-17:
+ * DMA, DMA32, Normal, Movable) the highest allowed. Block k is unmovable
+ * when unmovable_every (gfp & 0xff) divides k, else movable, and then busy
+ * (migration fails) when busy_every (gfp >> 8) divides k. Stops at the
+ * first allocation that fails.
+ */
+static void fill_apply(struct mm_sim *sim, const struct mm_op *op)
+{
+	struct compact_state *cs = sim->compact;
+	unsigned int n = op->arg & 0xffff, zone = (op->arg >> 16) & 3;
+	unsigned int unmovable_every = op->gfp & 0xff, busy_every = op->gfp >> 8;
+
+	for (unsigned int k = 0; k < n; k++) {
+		bool unmovable = unmovable_every && k % unmovable_every == 0;
+		unsigned int gfp = MM_GFP_KERNEL | fill_zone_gfp[zone];
+		uint32_t slot = fill_slot(cs);
+		struct mm_handle *h;
+
+		if (slot == UINT32_MAX)
+			return;
+		if (!unmovable)
+			gfp |= MM_GFP_MOVABLE;
+		else if (zone == 3)
+			gfp &= ~MM_GFP_HIGHMEM;
+		h = &cs->fill[slot];
+		h->order = op->order;
+		h->pfn = mm_alloc_pages(sim, op->order, gfp, op->node, OWNER_FILL | slot, &h->gen);
+		if (h->pfn < 0)
+			return;
+		if (!unmovable && busy_every && k % busy_every == 0)
+			pfn_to_page(sim, (uint64_t)h->pfn)->spare |= PAGE_MIGRATE_BUSY;
+	}
+}
+
+/* MM_OP_FREE_PATTERN: frees the live pool slots i with i % every == offset. */
+static void free_pattern_apply(struct mm_sim *sim, const struct mm_op *op)
+{
+	struct compact_state *cs = sim->compact;
+	unsigned int every = op->arg ? op->arg : 1;
+
+	for (uint32_t i = op->order; i < cs->nr_fill; i += every) {
+		struct mm_handle *h = &cs->fill[i];
+		if (h->pfn < 0)
+			continue;
+		mm_free_pages(sim, (uint64_t)h->pfn, h->order, OWNER_FILL | i, h->gen);
+		h->pfn = -1;
+	}
+}
+
+/* The compaction ops of mm_apply_op(); returns 0, or 1 when skipped. */
+int _mm_compaction_apply_op(struct mm_sim *sim, const struct mm_op *op)
+{
+	if (!compaction_possible(sim))
+		return 1; /* the pool and the scanners are the executor's alone */
+	switch (op->kind) {
+	case MM_OP_COMPACT:
+		return mm_compact_zone(sim, op->node, (enum zone_type)op->arg, op->order,
+				       op->gfp & 3, (op->gfp >> 2) & 3, (op->gfp >> 4) & 3) < 0;
+	case MM_OP_KCOMPACTD:
+		return mm_kcompactd_step(sim, op->node, op->order);
+	case MM_OP_RESET_SKIP:
+		mm_reset_isolation_suitable(sim, op->node);
+		return 0;
+	case MM_OP_FILL:
+		fill_apply(sim, op);
+		return 0;
+	case MM_OP_FREE_PATTERN:
+		free_pattern_apply(sim, op);
+		return 0;
+	default:
+		return 1;
+	}
+}

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compaction_shadow.c - INV-COMPACT-SKIP-HINT (seed 001): the skip bits are
+ * hints, so a pass that obeys them succeeds whenever the same pass blind to
+ * them would. The checker compares the two on one state: it saves the
+ * zone's state before a direct compaction pass, and if the pass does not
+ * succeed, reruns it from that state with every skip-bit test answering
+ * "not skipped", then puts back the state the real pass left.
+ *
+ * The comparison is only fair from a zone with no skip bit set (after boot,
+ * or after a reset cleared them all): a kernel reset samples every 8th page
+ * and may leave a usable block marked, and the kernel accepts that. From a
+ * clean zone, a bit that makes the pass fail was set by the pass itself,
+ * which is the kind of bug seed 001 is about. Not every such bit: the free
+ * scanner marks the target blocks it emptied (update_pageblock_skip(),
+ * fast_isolate_around()), and the fast free search may empty one the
+ * migration scanner has still to reach, which then skips it, in the kernel
+ * too; a pass in which the free scanner marked a block is not compared. A
+ * blind shadow that keeps picking one block stops at the rescan bound and
+ * counts as a failure.
+ *
+ * Cost: only serial runs, only such passes, and only when they fail: two
+ * copies of the zone's memmap, its pageblock flags and the handles.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct compact_snapshot {
+	uint8_t zone[sizeof(struct zone)];
+	struct page *pages;
+	uint8_t *pb;
+	struct mm_handle *handles, *fill;
+	uint8_t *cpu_stats; /* bytes: struct mm_cpu_stats is cache-line aligned */
+	size_t pages_cap, pb_cap, handles_cap, fill_cap, cpu_cap;
+	struct mm_compact_stats stats;
+};
+
+static int fit(void *p, size_t *cap, size_t n, size_t size)
+{
+	void *q;
+
+	if (n <= *cap)
+		return 0;
+	q = realloc(*(void **)p, n * size);
+	if (!q)
+		return -1;
+	*(void **)p = q;
+	*cap = n;
+	return 0;
+}
+
+static size_t first_block(const struct zone *z)
+{
+	return (size_t)(z->zone_start_pfn >> z->sim->pageblock_order);
+}
+
+static size_t nr_blocks(const struct zone *z)
+{
+	return (size_t)((zone_end_pfn(z) - 1) >> z->sim->pageblock_order) - first_block(z) + 1;
+}
+
+/* Saves what a pass of compaction on zone can change; false when memory is short. */
+static bool snapshot_save(struct compact_snapshot *s, struct zone *z)
+{
+	struct mm_sim *sim = z->sim;
+	struct compact_state *cs = sim->compact;
+	size_t cpu_bytes = sim->nr_cpus * sizeof(struct mm_cpu_stats);
+
+	if (fit(&s->pages, &s->pages_cap, z->spanned_pages, sizeof(struct page)) ||
+	    fit(&s->pb, &s->pb_cap, nr_blocks(z), 1) ||
+	    fit(&s->handles, &s->handles_cap, sim->nr_handles + 1, sizeof(struct mm_handle)) ||
+	    fit(&s->fill, &s->fill_cap, cs->nr_fill + 1, sizeof(struct mm_handle)) ||
+	    fit(&s->cpu_stats, &s->cpu_cap, cpu_bytes, 1))
+		return false;
+	memcpy(s->zone, z, sizeof(*z));
+	memcpy(s->pages, pfn_to_page(sim, z->zone_start_pfn),
+	       z->spanned_pages * sizeof(struct page));
+	memcpy(s->pb, sim->pageblock_flags + first_block(z), nr_blocks(z));
+	if (sim->handles)
+		memcpy(s->handles, sim->handles, sim->nr_handles * sizeof(struct mm_handle));
+	memcpy(s->fill, cs->fill, cs->nr_fill * sizeof(struct mm_handle));
+	memcpy(s->cpu_stats, sim->cpu_stats, cpu_bytes);
+	s->stats = cs->stats;
+	return true;
+}
+
+/* Puts back what snapshot_save() saved; zone->lock stays the live one. */
+static void snapshot_restore(const struct compact_snapshot *s, struct zone *z)
+{
+	struct mm_sim *sim = z->sim;
+	struct compact_state *cs = sim->compact;
+	spinlock_t lock = z->lock;
+
+	memcpy(z, s->zone, sizeof(*z));
+	z->lock = lock;
+	memcpy(pfn_to_page(sim, z->zone_start_pfn), s->pages,
+	       z->spanned_pages * sizeof(struct page));
+	memcpy(sim->pageblock_flags + first_block(z), s->pb, nr_blocks(z));
+	if (sim->handles)
+		memcpy(sim->handles, s->handles, sim->nr_handles * sizeof(struct mm_handle));
+	memcpy(cs->fill, s->fill, cs->nr_fill * sizeof(struct mm_handle));
+	memcpy(sim->cpu_stats, s->cpu_stats, sim->nr_cpus * sizeof(struct mm_cpu_stats));
+	cs->stats = s->stats;
+}
+
+static struct compact_snapshot *snapshot_get(struct compact_snapshot **s)
+{
+	if (!*s)
+		*s = calloc(1, sizeof(**s));
+	return *s;
+}
+
+/* Returns true if this pass is one the checker compares: see the file's comment. */
+bool compact_skip_hint_wanted(const struct compact_control *cc)
+{
+	const struct zone *z = cc->zone;
+	const struct mm_sim *sim = z->sim;
+
+	if (!sim->serial || !sim->compact || sim->compact->in_shadow || cc->ignore_skip_hint)
+		return false;
+	for (size_t b = first_block(z), n = nr_blocks(z); n--; b++)
+		if (sim->pageblock_flags[b] & PB_SKIP)
+			return false;
+	return true;
+}
+
+void compact_skip_hint_before(struct compact_control *cc)
+{
+	struct compact_state *cs = cc->zone->sim->compact;
+	struct compact_snapshot *s = snapshot_get(&cs->before);
+
+	if (!s || !snapshot_save(s, cc->zone))
+		cs->before_valid = false;
+	else
+		cs->before_valid = true;
+}
+
+/* After the real pass that started from the saved state, with the result it had. */
+void compact_skip_hint_after(const struct compact_control *cc0, int result, bool free_side_marked)
+{
+	struct zone *z = cc0->zone;
+	struct compact_state *cs = z->sim->compact;
+	struct compact_snapshot *after = snapshot_get(&cs->after);
+	struct compact_control shadow = *cc0;
+	int blind;
+
+	if (!cs->before_valid || free_side_marked || result == MM_COMPACT_SUCCESS ||
+	    result == MM_COMPACT_SKIPPED)
+		return;
+	if (!after || !snapshot_save(after, z))
+		return;
+	snapshot_restore(cs->before, z);
+	shadow.skip_bits_ignored = true;
+	cs->in_shadow = true;
+	blind = compact_zone(&shadow);
+	cs->in_shadow = false;
+	snapshot_restore(after, z);
+	if (blind == MM_COMPACT_SUCCESS)
+		zone_report(
+			z, "INV-COMPACT-SKIP-HINT", -1, MM_COMPACT_SUCCESS, result,
+			"an order-%d pass from a zone without skip bits ended %s; the same pass "
+			"blind to the bits it set succeeded",
+			cc0->order, mm_compact_result_name(result));
+}
+
+void _mm_compaction_shadow_destroy(struct compact_state *cs)
+{
+	struct compact_snapshot *s[2] = {cs->before, cs->after};
+
+	for (int i = 0; i < 2; i++) {
+		if (!s[i])
+			continue;
+		free(s[i]->pages);
+		free(s[i]->pb);
+		free(s[i]->handles);
+		free(s[i]->fill);
+		free(s[i]->cpu_stats);
+		free(s[i]);
+	}
+	cs->before = cs->after = NULL;
+}

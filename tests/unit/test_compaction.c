@@ -1,0 +1,702 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_compaction.c - compaction and the pageblock skip bits (seed 001):
+ * who sets, tests and resets the bits; fast_find_migrateblock()'s search
+ * window; the deferral counters; the scanners meeting; migration moving a
+ * block with its stamp and handle; the shadow pass of INV-COMPACT-SKIP-HINT;
+ * and each compaction variant caught by its proof trace while the correct
+ * model runs it clean.
+ */
+#include "common.h"
+#include "internal.h"
+
+#include <stdlib.h>
+
+#ifndef MMFUZZ_SHARED_DIR
+#error "MMFUZZ_SHARED_DIR must name the tests directory (CMakeLists.txt passes it)"
+#endif
+
+/* ------------------------------------------------------------------------
+ * Machines
+ * ---------------------------------------------------------------------- */
+
+/* One node, one CPU, one Normal zone [start, start + pages), 32-page pageblocks, no pcp. */
+static struct mm_sim *compaction_sim(uint64_t start, uint64_t pages, const char *variant)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	cfg_tiny(&cfg, 1, 6, 5);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, start, pages, pages);
+	sim = variant ? sim_new_variant(&cfg, variant) : sim_new(&cfg);
+	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
+	sim->serial = true; /* as the executor runs it: compaction needs one thread */
+	return sim;
+}
+
+static struct zone *normal(struct mm_sim *sim)
+{
+	return &sim->node_data[0]->node_zones[ZONE_NORMAL];
+}
+
+/* Runs a fill op: n blocks of order, every unmovable_every-th unmovable. */
+static void fill(struct mm_sim *sim, unsigned int order, unsigned int n,
+		 unsigned int unmovable_every, unsigned int busy_every)
+{
+	struct mm_op op = {.kind = MM_OP_FILL,
+			   .order = (uint8_t)order,
+			   .node = -1,
+			   .arg = n | (uint32_t)ZONE_NORMAL << 16,
+			   .gfp = (uint16_t)(unmovable_every | busy_every << 8)};
+
+	ck_assert_int_eq(_mm_compaction_apply_op(sim, &op), 0);
+}
+
+static void free_pattern(struct mm_sim *sim, unsigned int every, unsigned int offset)
+{
+	struct mm_op op = {.kind = MM_OP_FREE_PATTERN, .order = (uint8_t)offset, .arg = every};
+
+	ck_assert_int_eq(_mm_compaction_apply_op(sim, &op), 0);
+}
+
+/* The fill pool slot whose block starts at pfn. */
+static uint32_t slot_at(struct mm_sim *sim, uint64_t pfn)
+{
+	for (uint32_t i = 0; i < sim->compact->nr_fill; i++)
+		if (sim->compact->fill[i].pfn == (long long)pfn)
+			return i;
+	ck_abort_msg("no fill block at pfn %llu", (unsigned long long)pfn);
+	return 0;
+}
+
+/* Frees the fill block at pfn back to the buddy. */
+static void free_block_at(struct mm_sim *sim, uint64_t pfn)
+{
+	uint32_t s = slot_at(sim, pfn);
+	struct mm_handle *h = &sim->compact->fill[s];
+
+	mm_free_pages(sim, pfn, h->order, OWNER_FILL | s, h->gen);
+	h->pfn = -1;
+}
+
+static struct compact_control cc_for(struct mm_sim *sim, int order, uint64_t migrate_pfn,
+				     uint64_t free_pfn)
+{
+	struct compact_control cc = {
+		.zone = normal(sim),
+		.order = order,
+		.search_order = order,
+		.migratetype = MIGRATE_MOVABLE,
+		.mode = MM_MIGRATE_SYNC_LIGHT,
+		.migrate_pfn = migrate_pfn,
+		.free_pfn = free_pfn,
+		.fast_found_pfn = UINT64_MAX,
+	};
+
+	return cc;
+}
+
+/* Parses text and runs it on ex with variant (NULL: the correct model); the violations in vr. */
+static long run_text(struct mm_exec *ex, const char *text, const char *variant, struct vrec *vr,
+		     long *failed)
+{
+	struct mm_exec_opts o;
+	struct mm_prog p;
+	char err[200] = "";
+	long ret;
+
+	mm_prog_init(&p);
+	ck_assert_msg(mm_parse_prog(text, &p, err, sizeof(err)) == 0, "%s", err);
+	mm_exec_opts_default(&o);
+	o.variant = mm_variant_lookup(variant);
+	o.on_violation = vrec_handler;
+	o.arg = vr;
+	vrec_init(vr);
+	ret = mm_exec_run(ex, &p, &o, failed);
+	mm_prog_free(&p);
+	return ret;
+}
+
+/* The end of a test that must have run clean: no violation, the full scan clean. */
+static void assert_clean_destroy(struct mm_sim *sim, const struct vrec *vr)
+{
+	ck_assert_msg(vr->n == 0, "%s", vr->first);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+
+/* ------------------------------------------------------------------------
+ * Skip bits
+ * ---------------------------------------------------------------------- */
+
+START_TEST(test_skip_bit_set_test_clear)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct compact_control cc = cc_for(sim, 4, 0, 224);
+
+	ck_assert(!get_pageblock_skip(sim, 40));
+	set_pageblock_skip(sim, 40);
+	/* The bit is the pageblock's: every pfn of [32, 64) sees it, none of its neighbours. */
+	ck_assert(get_pageblock_skip(sim, 32) && get_pageblock_skip(sim, 63));
+	ck_assert(!get_pageblock_skip(sim, 31) && !get_pageblock_skip(sim, 64));
+	/* The migratetype bits beside it are untouched. */
+	ck_assert_int_eq(get_pfnblock_migratetype(sim, 40), MIGRATE_MOVABLE);
+	ck_assert(!isolation_suitable(&cc, 33));
+	cc.ignore_skip_hint = true;
+	ck_assert(isolation_suitable(&cc, 33));
+	cc.ignore_skip_hint = false;
+
+	/* test_and_set_skip(): the old value, and the bit set after. */
+	ck_assert(!test_and_set_skip(&cc, 64));
+	ck_assert(get_pageblock_skip(sim, 64));
+	ck_assert(test_and_set_skip(&cc, 70));
+	/* No setter runs under no_set_skip_hint, and ignore_skip_hint neither tests nor sets. */
+	cc.no_set_skip_hint = true;
+	ck_assert(!test_and_set_skip(&cc, 96));
+	ck_assert(!get_pageblock_skip(sim, 96));
+	cc.no_set_skip_hint = false;
+	cc.ignore_skip_hint = true;
+	ck_assert(!test_and_set_skip(&cc, 64));
+	ck_assert(!get_pageblock_skip(sim, 128));
+
+	clear_pageblock_skip(sim, 50);
+	ck_assert(!get_pageblock_skip(sim, 40));
+	ck_assert_int_eq(get_pfnblock_migratetype(sim, 40), MIGRATE_MOVABLE);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* valid_page: the block's first pfn, or the zone's first pfn for a partial first block. */
+START_TEST(test_skip_test_pfn_policies)
+{
+	struct mm_sim *sim = compaction_sim(1, 255, NULL);
+	struct zone *z = normal(sim);
+
+	ck_assert(compact_skip_test_pfn_default(z, 1));
+	ck_assert(compact_skip_test_pfn_default(z, 32));
+	ck_assert(!compact_skip_test_pfn_default(z, 2));
+	ck_assert(!compact_skip_test_pfn_aligned_only(z, 1));
+	ck_assert(compact_skip_test_pfn_aligned_only(z, 32));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* The first LRU page: 6.5+ test-and-sets valid_page's bit; 6.1 only at an aligned LRU page. */
+START_TEST(test_lru_skip_policies)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct compact_control cc = cc_for(sim, 4, 0, 224);
+	bool updated = false;
+
+	ck_assert(!compact_lru_skip_default(&cc, 32, 37, &updated));
+	ck_assert(updated && get_pageblock_skip(sim, 32));
+	updated = false;
+	/* Marked by another compactor: abort, unless the block is being finished. */
+	ck_assert(compact_lru_skip_default(&cc, 32, 37, &updated));
+	updated = false;
+	cc.finish_pageblock = true;
+	ck_assert(!compact_lru_skip_default(&cc, 32, 37, &updated));
+	cc.finish_pageblock = false;
+	/* No valid_page: nothing tested, and the end-of-block mark stays possible. */
+	updated = false;
+	ck_assert(!compact_lru_skip_default(&cc, UINT64_MAX, 70, &updated));
+	ck_assert(!updated && !get_pageblock_skip(sim, 70));
+
+	/* 6.1: an unaligned first LRU page counts as the update but sets nothing. */
+	updated = false;
+	ck_assert(!compact_lru_skip_aligned(&cc, 96, 101, &updated));
+	ck_assert(updated && !get_pageblock_skip(sim, 96));
+	updated = false;
+	ck_assert(!compact_lru_skip_aligned(&cc, 128, 128, &updated));
+	ck_assert(updated && get_pageblock_skip(sim, 128));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * __reset_isolation_suitable() only runs after a full compaction asked for
+ * it. It walks from both ends: the lower half as migration sources (a
+ * sampled LRU page clears the bit), the upper half as targets (a sampled
+ * free page does), sampling every 8th page.
+ */
+START_TEST(test_reset_isolation_suitable)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct zone *z = normal(sim);
+
+	fill(sim, 0, 256, 0, 0); /* every page movable: LRU pages everywhere */
+	ck_assert_uint_eq(mm_fill_live(sim), 256);
+	free_block_at(sim, 160 + 8); /* a sampled free page in the targets' half */
+	free_block_at(sim, 192 + 3); /* a free page between samples */
+	for (uint64_t pfn = 0; pfn < 256; pfn += 32)
+		set_pageblock_skip(sim, pfn);
+
+	/* Without compact_blockskip_flush nothing happens: kswapd's reset is a no-op. */
+	mm_reset_isolation_suitable(sim, 0);
+	for (uint64_t pfn = 0; pfn < 256; pfn += 32)
+		ck_assert(get_pageblock_skip(sim, pfn));
+
+	z->compact_blockskip_flush = true;
+	mm_reset_isolation_suitable(sim, 0);
+	ck_assert(!z->compact_blockskip_flush);
+	for (uint64_t pfn = 0; pfn < 128; pfn += 32)
+		ck_assert_msg(!get_pageblock_skip(sim, pfn), "source side, LRU pages: %llu cleared",
+			      (unsigned long long)pfn);
+	ck_assert_msg(get_pageblock_skip(sim, 224), "target side, LRU pages only: kept");
+	/* Once the free side found its restart block, a block counts as either. */
+	ck_assert_msg(!get_pageblock_skip(sim, 128), "after the restart block, LRU pages: cleared");
+	ck_assert_msg(!get_pageblock_skip(sim, 160), "sampled free page, target side: cleared");
+	ck_assert_msg(get_pageblock_skip(sim, 192), "free page between samples: kept");
+	/* The restart points: the first usable block from each end. */
+	ck_assert_uint_eq(z->compact_cached_migrate_pfn[0], 0);
+	ck_assert_uint_eq(z->compact_cached_free_pfn, 191);
+	ck_assert_uint_eq(z->compact_init_free_pfn, 191);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * fast_find_migrateblock(): the search window
+ * ---------------------------------------------------------------------- */
+
+/* Order-3 movable blocks over the whole zone; the ones at free_pfns freed. */
+static struct mm_sim *order3_zone(const uint64_t *free_pfns, unsigned int n, const char *variant)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, variant);
+
+	fill(sim, 3, 32, 0, 0);
+	ck_assert_uint_eq(mm_fill_live(sim), 32);
+	for (unsigned int i = 0; i < n; i++)
+		free_block_at(sim, free_pfns[i]);
+	return sim;
+}
+
+START_TEST(test_fast_find_window_from_zone_start)
+{
+	/* From the zone start: half of (224 - 0) = 112, so blocks below pageblock 96. */
+	const uint64_t outside[] = {104};
+	const uint64_t inside[] = {104, 72};
+	struct mm_sim *sim = order3_zone(outside, 1, NULL);
+	struct compact_control cc = cc_for(sim, 6, 0, 224);
+
+	ck_assert_uint_eq(fast_find_migrateblock(&cc), 0);
+	ck_assert_uint_eq(cc.fast_search_fail, 1);
+	ck_assert_uint_eq(cc.fast_found_pfn, UINT64_MAX);
+	mm_sim_destroy(sim);
+
+	sim = order3_zone(inside, 2, NULL);
+	cc = cc_for(sim, 6, 0, 224);
+	ck_assert_uint_eq(fast_find_migrateblock(&cc), 64);
+	ck_assert_uint_eq(cc.fast_search_fail, 0);
+	ck_assert_uint_eq(cc.fast_found_pfn, 64);
+	ck_assert_uint_eq(cc.fast_start_pfn, 72);
+	ck_assert_msg(!get_pageblock_skip(sim, 64), "the fixed model does not mark the block");
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_fast_find_window_after_start)
+{
+	/* From pfn 32: (224 - 32) / 2 / 4 = 24, so only blocks below pageblock 32 (of 56). */
+	const uint64_t pfns[] = {40, 8};
+	struct mm_sim *sim = order3_zone(pfns, 1, NULL);
+	struct compact_control cc = cc_for(sim, 6, 32, 224);
+
+	ck_assert_uint_eq(fast_find_migrateblock(&cc), 32);
+	ck_assert_uint_eq(cc.fast_search_fail, 1);
+	mm_sim_destroy(sim);
+
+	sim = order3_zone(pfns, 2, NULL);
+	cc = cc_for(sim, 6, 32, 224);
+	ck_assert_uint_eq(fast_find_migrateblock(&cc), 0);
+	/* A skipped block is passed over. */
+	cc = cc_for(sim, 6, 32, 224);
+	set_pageblock_skip(sim, 0);
+	ck_assert_uint_eq(fast_find_migrateblock(&cc), 32);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_fast_find_bails_out)
+{
+	const uint64_t pfns[] = {72};
+	struct mm_sim *sim = order3_zone(pfns, 1, NULL);
+	struct compact_control cc = cc_for(sim, 3, 0, 224);
+
+	/* Orders up to PAGE_ALLOC_COSTLY_ORDER scan linearly. */
+	ck_assert_uint_eq(fast_find_migrateblock(&cc), 0);
+	ck_assert_uint_eq(cc.fast_search_fail, 0);
+	/* Not at a block or zone start: a continuation. */
+	cc = cc_for(sim, 6, 5, 224);
+	ck_assert_uint_eq(fast_find_migrateblock(&cc), 5);
+	/* Direct compaction for an unmovable request keeps movable blocks. */
+	cc = cc_for(sim, 6, 0, 224);
+	cc.direct_compaction = true;
+	cc.migratetype = MIGRATE_UNMOVABLE;
+	ck_assert_uint_eq(fast_find_migrateblock(&cc), 0);
+	/* ignore_skip_hint and finish_pageblock too. */
+	cc = cc_for(sim, 6, 0, 224);
+	cc.ignore_skip_hint = true;
+	ck_assert_uint_eq(fast_find_migrateblock(&cc), 0);
+	cc = cc_for(sim, 6, 0, 224);
+	cc.finish_pageblock = true;
+	ck_assert_uint_eq(fast_find_migrateblock(&cc), 0);
+	cc = cc_for(sim, 6, 0, 224);
+	ck_assert_uint_eq(fast_find_migrateblock(&cc), 64);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* The 70b44595eafe variant marks what it returns. */
+START_TEST(test_fast_find_marks_skip_variant)
+{
+	const uint64_t pfns[] = {72};
+	struct mm_sim *sim = order3_zone(pfns, 1, "compaction-fast-find-marks-skip");
+	struct compact_control cc = cc_for(sim, 6, 0, 224);
+
+	ck_assert_uint_eq(fast_find_migrateblock(&cc), 64);
+	ck_assert(get_pageblock_skip(sim, 64));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * Deferral
+ * ---------------------------------------------------------------------- */
+
+START_TEST(test_deferral_sequence)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct zone *z = normal(sim);
+
+	/* Boot: order_failed 0 and shift 0, so nothing is deferred. */
+	ck_assert(!compaction_deferred(z, 4));
+	ck_assert_uint_eq(z->compact_considered, 1);
+	for (unsigned int shift = 1; shift <= 8; shift++) {
+		unsigned int want =
+			shift < COMPACT_MAX_DEFER_SHIFT ? shift : COMPACT_MAX_DEFER_SHIFT;
+		unsigned int skipped = 0;
+
+		defer_compaction(z, 5);
+		ck_assert_uint_eq(z->compact_defer_shift, want);
+		ck_assert_uint_eq(z->compact_considered, 0);
+		ck_assert_int_eq(z->compact_order_failed, 0);
+		/* Skipped 2^shift - 1 times, then let through (and clamped). */
+		while (compaction_deferred(z, 4))
+			skipped++;
+		ck_assert_uint_eq(skipped, (1u << want) - 1);
+		ck_assert_uint_eq(z->compact_considered, 1u << want);
+		ck_assert(!compaction_deferred(z, 4));
+		ck_assert_uint_eq(z->compact_considered, 1u << want);
+	}
+	ck_assert(compaction_restarting(z, 4));
+	/* A success that is only expected keeps the shift; order_failed moves past it. */
+	compaction_defer_reset(z, 4, false);
+	ck_assert_int_eq(z->compact_order_failed, 5);
+	ck_assert_uint_eq(z->compact_defer_shift, COMPACT_MAX_DEFER_SHIFT);
+	/* Orders below order_failed are never deferred or restarted. */
+	ck_assert(!compaction_deferred(z, 4));
+	ck_assert(!compaction_restarting(z, 4));
+	ck_assert(compaction_restarting(z, 5));
+	/* A failure at order 3 lowers order_failed; an allocation that succeeded clears the rest.
+	 */
+	defer_compaction(z, 3);
+	ck_assert_int_eq(z->compact_order_failed, 3);
+	compaction_defer_reset(z, 3, true);
+	ck_assert_uint_eq(z->compact_defer_shift, 0);
+	ck_assert_uint_eq(z->compact_considered, 0);
+	ck_assert_int_eq(z->compact_order_failed, 4);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * Whole passes
+ * ---------------------------------------------------------------------- */
+
+static int sync_light(struct mm_sim *sim)
+{
+	return mm_compact_zone(sim, 0, ZONE_NORMAL, 4, MM_COMPACT_PRIO_SYNC_LIGHT,
+			       MM_MIGRATE_SYNC_LIGHT, MIGRATE_MOVABLE);
+}
+
+/*
+ * Nothing movable: the scanners cross the zone and meet. A full-priority
+ * direct compaction is COMPLETE, asks kswapd to flush the skip bits and
+ * resets the cached pfns to the zone's ends, and defers the zone: the
+ * sync-light passes after it are skipped 1, 3 and 7 times in between.
+ */
+START_TEST(test_scanners_meet)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct zone *z = normal(sim);
+	struct mm_compact_stats st;
+	struct vrec vr;
+
+	vrec_init(&vr);
+	mm_sim_set_violation_handler(sim, vrec_handler, &vr);
+	fill(sim, 0, 256, 1, 0);
+	free_pattern(sim, 2, 0);
+	ck_assert_int_eq(mm_compact_zone(sim, 0, ZONE_NORMAL, 4, MM_COMPACT_PRIO_SYNC_FULL,
+					 MM_MIGRATE_SYNC_LIGHT, MIGRATE_MOVABLE),
+			 MM_COMPACT_COMPLETE);
+	ck_assert(z->compact_blockskip_flush);
+	ck_assert_uint_eq(z->compact_cached_migrate_pfn[0], 0);
+	ck_assert_uint_eq(z->compact_cached_migrate_pfn[1], 0);
+	ck_assert_uint_eq(z->compact_cached_free_pfn, 224);
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_uint_eq(st.pgmigrate_success, 0);
+	ck_assert_uint_gt(st.compact_migrate_scanned, 0);
+	/* Nothing isolated to migrate, so no target was ever looked for. */
+	ck_assert_uint_eq(st.compact_free_scanned, 0);
+
+	/* Deferred after the failure: 2^shift - 1 tries skipped, then it runs (and fails) again. */
+	ck_assert_uint_eq(z->compact_defer_shift, 1);
+	for (unsigned int shift = 1; shift <= 3; shift++) {
+		for (unsigned int i = 0; i < (1u << shift) - 1; i++)
+			ck_assert_int_eq(sync_light(sim), MM_COMPACT_DEFERRED);
+		ck_assert_int_eq(sync_light(sim), MM_COMPACT_COMPLETE);
+		ck_assert_uint_eq(z->compact_defer_shift, shift + 1);
+	}
+	assert_clean_destroy(sim, &vr);
+}
+END_TEST
+
+/*
+ * A checkerboard of movable pages: compaction moves pages into the free
+ * holes until an order-4 block is free. Every moved block keeps its stamp
+ * and its handle follows it.
+ */
+START_TEST(test_migration_moves_handle_and_stamp)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct compact_state *cs;
+	struct mm_compact_stats st;
+	long long before[256];
+	unsigned int moved = 0;
+	struct vrec vr;
+
+	vrec_init(&vr);
+	mm_sim_set_violation_handler(sim, vrec_handler, &vr);
+	fill(sim, 0, 256, 0, 0);
+	free_pattern(sim, 2, 1);
+	cs = sim->compact;
+	for (uint32_t i = 0; i < cs->nr_fill; i++)
+		before[i] = cs->fill[i].pfn;
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free[4], 0);
+	ck_assert_int_eq(mm_compact_zone(sim, 0, ZONE_NORMAL, 4, MM_COMPACT_PRIO_SYNC_LIGHT,
+					 MM_MIGRATE_SYNC_LIGHT, MIGRATE_MOVABLE),
+			 MM_COMPACT_SUCCESS);
+	ck_assert_uint_ge(zinfo(sim, 0, ZONE_NORMAL).nr_free[4] +
+				  zinfo(sim, 0, ZONE_NORMAL).nr_free[5] +
+				  zinfo(sim, 0, ZONE_NORMAL).nr_free[6],
+			  1);
+	for (uint32_t i = 0; i < cs->nr_fill; i++) {
+		const struct mm_handle *h = &cs->fill[i];
+		const struct page *page;
+		if (h->pfn < 0)
+			continue;
+		page = pfn_to_page(sim, (uint64_t)h->pfn);
+		ck_assert_int_eq(page->state, PG_ALLOC);
+		ck_assert_uint_eq(page->stamp.owner, OWNER_FILL | i);
+		ck_assert_uint_eq(page->stamp.gen, h->gen);
+		moved += h->pfn != before[i];
+	}
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_uint_gt(moved, 0);
+	ck_assert_uint_eq(moved, st.pgmigrate_success);
+	ck_assert_uint_eq(normal(sim)->nr_isolated_free, 0);
+	/* Every block frees with the stamp its handle holds. */
+	free_pattern(sim, 1, 0);
+	ck_assert_uint_eq(mm_fill_live(sim), 0);
+	assert_clean_destroy(sim, &vr);
+}
+END_TEST
+
+/*
+ * INV-COMPACT-SKIP-HINT: a setter that trusts its own fresh mark (it
+ * test-and-sets at every LRU page, so a block aborts at its second one)
+ * makes the pass fail where the same pass blind to the bits succeeds. The
+ * real pass's state is kept: the shadow leaves no trace in the stats.
+ */
+static bool lru_skip_every_page(struct compact_control *cc, uint64_t valid_pfn, uint64_t lru_pfn,
+				bool *skip_updated)
+{
+	(void)valid_pfn;
+	*skip_updated = true;
+	return test_and_set_skip(cc, lru_pfn);
+}
+
+START_TEST(test_skip_hint_shadow_pass)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct mm_compact_stats st;
+	struct vrec vr;
+
+	vrec_init(&vr);
+	mm_sim_set_violation_handler(sim, vrec_handler, &vr);
+	fill(sim, 0, 256, 0, 0);
+	free_pattern(sim, 2, 1);
+	sim->policy.compact_lru_skip = lru_skip_every_page;
+	ck_assert_int_ne(mm_compact_zone(sim, 0, ZONE_NORMAL, 4, MM_COMPACT_PRIO_SYNC_LIGHT,
+					 MM_MIGRATE_SYNC_LIGHT, MIGRATE_MOVABLE),
+			 MM_COMPACT_SUCCESS);
+	ck_assert_msg(vrec_has(&vr, "INV-COMPACT-SKIP-HINT"), "got: %s", vr.first);
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_uint_eq(st.compact_passes, 1);
+	/* With the bits set now, the next pass is not compared. */
+	vrec_init(&vr);
+	mm_compact_zone(sim, 0, ZONE_NORMAL, 4, MM_COMPACT_PRIO_SYNC_LIGHT, MM_MIGRATE_SYNC_LIGHT,
+			MIGRATE_MOVABLE);
+	ck_assert_uint_eq(vr.n, 0);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* Busy pages (an extra reference) fail to migrate in every mode. */
+START_TEST(test_busy_pages_fail_migration)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct mm_compact_stats st;
+
+	fill(sim, 0, 256, 0, 1); /* every movable page busy */
+	free_pattern(sim, 2, 1);
+	ck_assert_int_ne(mm_compact_zone(sim, 0, ZONE_NORMAL, 4, MM_COMPACT_PRIO_SYNC_FULL,
+					 MM_MIGRATE_SYNC, MIGRATE_MOVABLE),
+			 MM_COMPACT_SUCCESS);
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_uint_eq(st.pgmigrate_success, 0);
+	ck_assert_uint_gt(st.pgmigrate_fail, 0);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* The executor's handles: allocations moved by compaction free with their handle. */
+START_TEST(test_exec_handles_follow_migration)
+{
+	struct mm_exec *ex = mm_exec_create();
+	struct mm_compact_stats st;
+	struct vrec vr;
+	long failed;
+	char *buf;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	/* 64 movable pages, every other freed, an order-3 compaction, then all freed. */
+	fputs("config nodes=1 cpus=1 max_order=6 pageblock_order=5 min_free_kbytes=1 "
+	      "watermark_scale_factor=1 high_fraction=0\n"
+	      "zone 0 Normal start=0 spanned=64 present=64 managed=64\n"
+	      "cpu0 pcp_disable node=0 zone=Normal\n",
+	      f);
+	for (int i = 0; i < 64; i++)
+		fprintf(f, "cpu0 alloc a%d order=0 gfp=MOVABLE|KERNEL\n", i);
+	for (int i = 0; i < 64; i += 2)
+		fprintf(f, "cpu0 free a%d\n", i);
+	fputs("cpu0 compact node=0 zone=Normal order=3 prio=sync_light mode=sync_light "
+	      "mt=movable\n",
+	      f);
+	for (int i = 1; i < 64; i += 2)
+		fprintf(f, "cpu0 free a%d\n", i);
+	fclose(f);
+	ck_assert_int_eq(run_text(ex, buf, NULL, &vr, &failed), 0);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	ck_assert_uint_eq(mm_exec_skipped(ex), 0);
+	mm_sim_compact_stats(mm_exec_sim(ex), &st);
+	ck_assert_uint_gt(st.pgmigrate_success, 0);
+	ck_assert_uint_eq(zinfo(mm_exec_sim(ex), 0, ZONE_NORMAL).nr_free_pages, 64);
+	free(buf);
+	mm_exec_destroy(ex);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * Variants: each proof trace is caught with its invariant, and clean without
+ * ---------------------------------------------------------------------- */
+
+static const struct {
+	const char *variant, *id;
+} variant_cases[] = {
+	{"compaction-fast-find-marks-skip", "INV-COMPACT-FASTFIND-UNSCANNED"},
+	{"compaction-fast-find-no-mark", "INV-COMPACT-RESCAN"},
+	{"compaction-aligned-only-skip-test", "INV-COMPACT-RESCAN"},
+};
+
+static char *read_trace(const char *variant)
+{
+	char path[512], *buf;
+	long n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/../corpus/variants/%s.txt", MMFUZZ_SHARED_DIR, variant);
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+START_TEST(test_variant_caught)
+{
+	char *text = read_trace(variant_cases[_i].variant);
+	struct mm_exec *ex = mm_exec_create();
+	struct vrec vr;
+	long failed;
+
+	ck_assert_int_eq(run_text(ex, text, NULL, &vr, &failed), 0);
+	ck_assert_int_gt(run_text(ex, text, variant_cases[_i].variant, &vr, &failed), 0);
+	ck_assert_msg(vrec_has(&vr, variant_cases[_i].id), "%s: got %s", variant_cases[_i].variant,
+		      vr.first);
+	ck_assert_int_ge(failed, 0);
+	mm_exec_destroy(ex);
+	free(text);
+}
+END_TEST
+
+static Suite *compaction_suite(void)
+{
+	Suite *s = suite_create("compaction");
+	TCase *tc = tcase_create("skip-bits");
+
+	tcase_add_test(tc, test_skip_bit_set_test_clear);
+	tcase_add_test(tc, test_skip_test_pfn_policies);
+	tcase_add_test(tc, test_lru_skip_policies);
+	tcase_add_test(tc, test_reset_isolation_suitable);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("fast-find");
+	tcase_add_test(tc, test_fast_find_window_from_zone_start);
+	tcase_add_test(tc, test_fast_find_window_after_start);
+	tcase_add_test(tc, test_fast_find_bails_out);
+	tcase_add_test(tc, test_fast_find_marks_skip_variant);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("deferral");
+	tcase_add_test(tc, test_deferral_sequence);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("passes");
+	tcase_add_test(tc, test_scanners_meet);
+	tcase_add_test(tc, test_migration_moves_handle_and_stamp);
+	tcase_add_test(tc, test_busy_pages_fail_migration);
+	tcase_add_test(tc, test_exec_handles_follow_migration);
+	tcase_add_test(tc, test_skip_hint_shadow_pass);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("variants");
+	tcase_add_loop_test(tc, test_variant_caught, 0, (int)ARRAY_SIZE(variant_cases));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(compaction_suite());
+}
