@@ -176,6 +176,7 @@ void _mm_policy_apply_variant(struct mm_policy *p, int variant)
 	case V_VMSTAT_NO_PRESSURE:
 		/* kswapd's switch then sets what refresh_zone_stat_thresholds() did */
 		p->pressure_threshold = calculate_normal_threshold;
+		break;
 	case V_COMPACTION_FAST_FIND_MARKS_SKIP:
 		p->compact_fast_find_marks_skip = true;
 		break;
