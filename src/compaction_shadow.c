@@ -20,7 +20,8 @@
  * counts as a failure.
  *
  * Cost: only serial runs, only such passes, and only when they fail: two
- * copies of the zone's memmap, its pageblock flags and the handles.
+ * copies of the zone's memmap, its pageblock flags, its vmstat diffs and
+ * the handles.
  */
 #include "internal.h"
 
@@ -33,7 +34,9 @@ struct compact_snapshot {
 	uint8_t *pb;
 	struct mm_handle *handles, *fill;
 	uint8_t *cpu_stats; /* bytes: struct mm_cpu_stats is cache-line aligned */
-	size_t pages_cap, pb_cap, handles_cap, fill_cap, cpu_cap;
+	struct per_cpu_zonestat *zonestats; /* the zone's vmstat diffs, one per CPU */
+	long vm_zone_stat[NR_VM_ZONE_STAT_ITEMS];
+	size_t pages_cap, pb_cap, handles_cap, fill_cap, cpu_cap, zonestats_cap;
 	struct mm_compact_stats stats;
 };
 
@@ -72,7 +75,8 @@ static bool snapshot_save(struct compact_snapshot *s, struct zone *z)
 	    fit(&s->pb, &s->pb_cap, nr_blocks(z), 1) ||
 	    fit(&s->handles, &s->handles_cap, sim->nr_handles + 1, sizeof(struct mm_handle)) ||
 	    fit(&s->fill, &s->fill_cap, cs->nr_fill + 1, sizeof(struct mm_handle)) ||
-	    fit(&s->cpu_stats, &s->cpu_cap, cpu_bytes, 1))
+	    fit(&s->cpu_stats, &s->cpu_cap, cpu_bytes, 1) ||
+	    fit(&s->zonestats, &s->zonestats_cap, sim->nr_cpus, sizeof(*s->zonestats)))
 		return false;
 	memcpy(s->zone, z, sizeof(*z));
 	memcpy(s->pages, pfn_to_page(sim, z->zone_start_pfn),
@@ -82,6 +86,9 @@ static bool snapshot_save(struct compact_snapshot *s, struct zone *z)
 		memcpy(s->handles, sim->handles, sim->nr_handles * sizeof(struct mm_handle));
 	memcpy(s->fill, cs->fill, cs->nr_fill * sizeof(struct mm_handle));
 	memcpy(s->cpu_stats, sim->cpu_stats, cpu_bytes);
+	memcpy(s->zonestats, z->per_cpu_zonestats, sim->nr_cpus * sizeof(*s->zonestats));
+	for (int i = 0; i < NR_VM_ZONE_STAT_ITEMS; i++)
+		s->vm_zone_stat[i] = atomic_long_read(&sim->vm_zone_stat[i]);
 	s->stats = cs->stats;
 	return true;
 }
@@ -102,6 +109,9 @@ static void snapshot_restore(const struct compact_snapshot *s, struct zone *z)
 		memcpy(sim->handles, s->handles, sim->nr_handles * sizeof(struct mm_handle));
 	memcpy(cs->fill, s->fill, cs->nr_fill * sizeof(struct mm_handle));
 	memcpy(sim->cpu_stats, s->cpu_stats, sim->nr_cpus * sizeof(struct mm_cpu_stats));
+	memcpy(z->per_cpu_zonestats, s->zonestats, sim->nr_cpus * sizeof(*s->zonestats));
+	for (int i = 0; i < NR_VM_ZONE_STAT_ITEMS; i++)
+		atomic_long_set(&sim->vm_zone_stat[i], s->vm_zone_stat[i]);
 	cs->stats = s->stats;
 }
 
@@ -177,6 +187,7 @@ void _mm_compaction_shadow_destroy(struct compact_state *cs)
 		free(s[i]->handles);
 		free(s[i]->fill);
 		free(s[i]->cpu_stats);
+		free(s[i]->zonestats);
 		free(s[i]);
 	}
 	cs->before = cs->after = NULL;
