@@ -33,7 +33,7 @@ struct compact_snapshot {
 	struct page *pages;
 	uint8_t *pb;
 	struct mm_handle *handles, *fill;
-	uint8_t *cpu_stats; /* bytes: struct mm_cpu_stats is cache-line aligned */
+	uint8_t *cpu_stats;		    /* bytes: struct mm_cpu_stats is cache-line aligned */
 	struct per_cpu_zonestat *zonestats; /* the zone's vmstat diffs, one per CPU */
 	long vm_zone_stat[NR_VM_ZONE_STAT_ITEMS];
 	size_t pages_cap, pb_cap, handles_cap, fill_cap, cpu_cap, zonestats_cap;

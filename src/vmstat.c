@@ -249,9 +249,13 @@ MM_NO_COVERAGE long _mm_vmstat_drift_bound(const struct zone *zone, enum zone_st
 
 /*
  * The precondition of the seed's invariant: kswapd has switched this
- * zone's node to the thresholds the policy gives now (pressure where a
- * drift mark is set), every online CPU has updated its diff under them,
- * and the low - min gap leaves each CPU at least one page.
+ * zone's node to the thresholds the kernel's rules give for the zone as it
+ * is now (pressure where the CPUs' normal drift would pass low - min),
+ * every online CPU has updated its diff under them, and the gap leaves
+ * each CPU at least one page. A watermark sysctl changes the gap without
+ * a refresh (as in the kernel), so a drift mark and thresholds computed
+ * for the old gap do not count: the guarantee lapses until the next
+ * refresh (docs/vmstat.md).
  */
 bool _mm_vmstat_pressure_in_force(const struct zone *zone)
 {
@@ -260,10 +264,12 @@ bool _mm_vmstat_pressure_in_force(const struct zone *zone)
 
 	if (!sim->node_data[zone->node]->kswapd.pressure)
 		return false;
-	if ((long)wmark_pages(zone, WMARK_LOW) - (long)wmark_pages(zone, WMARK_MIN) < (long)online)
+	long gap = (long)wmark_pages(zone, WMARK_LOW) - (long)wmark_pages(zone, WMARK_MIN);
+	if (gap < (long)online)
 		return false;
-	int8_t want = (int8_t)(zone->percpu_drift_mark ? sim->policy.pressure_threshold(zone)
-						       : sim->policy.normal_threshold(zone));
+	int normal = sim->policy.normal_threshold(zone);
+	int8_t want = (int8_t)((long)online * normal > gap ? sim->policy.pressure_threshold(zone)
+							   : normal);
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
 		const struct per_cpu_zonestat *pcp = &zone->per_cpu_zonestats[cpu];
 		if (!cpu_online(sim, cpu))
