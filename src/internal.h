@@ -664,7 +664,11 @@ struct pcpu_state {
 	struct percpu_counter ctr[MM_MAX_PCPU_COUNTERS];
 	struct mm_struct mm[MM_MAX_MMS];
 	bool in_fork;
-	bool touched; /* a counter op or a hotplug ran since the reset: worth a full check */
+	/*
+	 * A counter op ran since the reset. Until then every local is 0, and
+	 * a hotplug fold or batch change cannot break what the checks check.
+	 */
+	bool touched;
 
 	atomic_ullong pcpu_adds, pcpu_folds, pcpu_sums, pcpu_sum_cpus_read;
 	atomic_ullong committed_adds, committed_folds, vm_enough_refused;

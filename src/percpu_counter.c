@@ -323,7 +323,6 @@ static void compute_batch_value(struct mm_sim *sim)
 void percpu_counter_cpu_online(struct mm_sim *sim, unsigned int cpu)
 {
 	(void)cpu;
-	sim->pcc->touched = true;
 	compute_batch_value(sim);
 }
 
@@ -335,7 +334,6 @@ void percpu_counter_cpu_dead(struct mm_sim *sim, unsigned int cpu)
 {
 	struct pcpu_state *s = sim->pcc;
 
-	s->touched = true;
 	compute_batch_value(sim);
 	percpu_counters_lock(s);
 	for (struct list_head *pos = s->percpu_counters.next; pos != &s->percpu_counters;
