@@ -88,19 +88,44 @@ bool compact_check_migrate_visit(struct compact_control *cc, uint64_t pfn)
 }
 
 /*
- * A backstop for loops the entry count cannot see (none is known): every
- * round advances the migration scanner or migrates, so a pass needs at most
- * a round per COMPACT_CLUSTER_MAX pages and per pageblock entry; four times
- * that is a pass that does not end. Reported as INV-COMPACT-RESCAN.
+ * The fewest pfns a round of compact_zone() moves the migration scanner
+ * when it stops isolating early. isolate_migratepages_block() stops at
+ * COMPACT_CLUSTER_MAX isolations; in async direct compaction
+ * (skip_on_failure) it also stops at the end of the first cc->order
+ * aligned block it isolated from, to migrate that block now, so an order-1
+ * pass may run a round per two pages.
+ */
+static unsigned long compact_round_min_advance(const struct compact_control *cc)
+{
+	unsigned long step = COMPACT_CLUSTER_MAX;
+
+	/* cc->order is 0..max_order (MM_MAX_PAGE_ORDER): the shift is defined. */
+	if (cc->direct_compaction && cc->mode == MM_MIGRATE_ASYNC && (1UL << cc->order) < step)
+		step = 1UL << cc->order;
+	return step;
+}
+
+/*
+ * A backstop for loops the entry count cannot see (none is known). A
+ * round's isolate_migratepages() ends at a pageblock's end or without
+ * isolating (once per block entry), or early after moving the scanner at
+ * least compact_round_min_advance() pfns, except when it started
+ * unaligned: right after a COMPACT_CLUSTER_MAX stop, or in a zone's
+ * unaligned first block. So a pass runs at most
+ * 2 * (entries + scanned / step) rounds; the entry check allows
+ * COMPACT_MAX_BLOCK_ENTRIES entries a block, each scanning at most the
+ * block, so scanned <= COMPACT_MAX_BLOCK_ENTRIES * spanned. A pass past
+ * that does not end. Reported as INV-COMPACT-RESCAN.
  */
 bool compact_check_round(struct compact_control *cc)
 {
 	struct zone *zone = cc->zone;
 	struct compact_state *cs = zone->sim->compact;
-	unsigned long blocks =
-		(unsigned long)(zone->spanned_pages >> zone->sim->pageblock_order) + 2;
-	unsigned long limit = 4 * (zone->spanned_pages / COMPACT_CLUSTER_MAX +
-				   COMPACT_MAX_BLOCK_ENTRIES * blocks);
+	unsigned long blocks = (unsigned long)(block_index(zone, zone_end_pfn(zone) - 1) -
+					       block_index(zone, zone->zone_start_pfn) + 1);
+	unsigned long limit =
+		2 * COMPACT_MAX_BLOCK_ENTRIES *
+		((unsigned long)zone->spanned_pages / compact_round_min_advance(cc) + blocks + 1);
 
 	if (++cs->pass_iterations <= limit)
 		return true;

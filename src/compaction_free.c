@@ -146,11 +146,12 @@ static int next_search_order(struct compact_control *cc, int order)
 /*
  * One order of fast_isolate_freepages(): walks the MOVABLE list from its
  * tail for a page in the top quarter of the scan space (else the highest in
- * the top half). Returns the page taken or COMPACT_NO_PFN.
+ * the top half). Returns the page taken or COMPACT_NO_PFN; *isolate_failed
+ * says a candidate was found but could not be isolated.
  */
 static uint64_t fast_isolate_order(struct compact_control *cc, int order, uint64_t low_pfn,
 				   uint64_t min_pfn, unsigned int *limit, uint64_t *highest,
-				   unsigned long *nr_scanned)
+				   unsigned long *nr_scanned, bool *isolate_failed)
 {
 	struct zone *zone = cc->zone;
 	struct mm_sim *sim = zone->sim;
@@ -191,9 +192,13 @@ static uint64_t fast_isolate_order(struct compact_control *cc, int order, uint64
 				   freepage);
 	if (page != COMPACT_NO_PFN) {
 		unsigned long nr = isolate_free_block(cc, page, (unsigned int)order, true);
-		if (!nr)
-			return COMPACT_NO_PFN;
-		*nr_scanned += nr - 1;
+		if (nr) {
+			*nr_scanned += nr - 1;
+		} else {
+			/* The watermark refused it: the caller aborts the search. */
+			*isolate_failed = true;
+			page = COMPACT_NO_PFN;
+		}
 	}
 	if (order_scanned >= *limit)
 		*limit = *limit >> 1 ? *limit >> 1 : 1;
@@ -226,12 +231,22 @@ static void fast_isolate_freepages(struct compact_control *cc)
 		cc->search_order = cc->order - 1;
 	for (int order = cc->search_order; page == COMPACT_NO_PFN && order >= 0;
 	     order = next_search_order(cc, order)) {
+		bool isolate_failed = false;
+
 		if (!zone->free_area[order].nr_free)
 			continue;
 		zone_lock(zone);
 		page = fast_isolate_order(cc, order, low_pfn, min_pfn, &limit, &highest,
-					  &nr_scanned);
+					  &nr_scanned, &isolate_failed);
 		zone_unlock(zone);
+		/*
+		 * If isolation fails, abort the search: next_search_order() from
+		 * search_order + 1 ends the loop. Going on to the next order
+		 * instead never ends when every list's candidate is refused,
+		 * since each candidate resets cc->search_order to its order.
+		 */
+		if (isolate_failed)
+			order = cc->search_order + 1;
 		if (cc->nr_freepages >= cc->nr_migratepages)
 			break;
 	}

@@ -17,7 +17,16 @@
  * migration scanner has still to reach, which then skips it, in the kernel
  * too; a pass in which the free scanner marked a block is not compared. A
  * blind shadow that keeps picking one block stops at the rescan bound and
- * counts as a failure.
+ * counts as a failure. Nor does a blind success count that entered a
+ * pageblock a second time (fast_find_migrateblock() picking it again, or
+ * reinit_migrate_pfn()): the kernel marks a block when the migration
+ * scanner enters it (test_and_set_skip() at its first LRU page) precisely
+ * so that a pass does not come back to it. A finish_pageblock rescan that
+ * gives up (async direct compaction drops an order block at its first
+ * failure) leaves the block marked and "scanning will proceed as normal"
+ * (compact_zone()), even if the pages it did not reach could have been
+ * migrated on another visit. What the check still catches is a bit that
+ * turns a block away, or cuts its scan short, on the pass's first visit.
  *
  * Cost: only serial runs, only such passes, and only when they fail: two
  * copies of the zone's memmap, its pageblock flags, its vmstat diffs and
@@ -154,6 +163,8 @@ void compact_skip_hint_after(const struct compact_control *cc0, int result, bool
 	struct compact_state *cs = z->sim->compact;
 	struct compact_snapshot *after = snapshot_get(&cs->after);
 	struct compact_control shadow = *cc0;
+	unsigned long long rescans;
+	bool reentered;
 	int blind;
 
 	if (!cs->before_valid || free_side_marked || result == MM_COMPACT_SUCCESS ||
@@ -163,11 +174,14 @@ void compact_skip_hint_after(const struct compact_control *cc0, int result, bool
 		return;
 	snapshot_restore(cs->before, z);
 	shadow.skip_bits_ignored = true;
+	rescans = cs->stats.compact_block_rescans;
 	cs->in_shadow = true;
 	blind = compact_zone(&shadow);
 	cs->in_shadow = false;
+	/* Did the blind pass enter a pageblock a second time (see the file's comment)? */
+	reentered = cs->stats.compact_block_rescans != rescans;
 	snapshot_restore(after, z);
-	if (blind == MM_COMPACT_SUCCESS)
+	if (blind == MM_COMPACT_SUCCESS && !reentered)
 		zone_report(
 			z, "INV-COMPACT-SKIP-HINT", -1, MM_COMPACT_SUCCESS, result,
 			"an order-%d pass from a zone without skip bits ended %s; the same pass "
