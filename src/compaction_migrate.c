@@ -50,7 +50,7 @@ long migrate_pages(struct compact_control *cc)
 
 	for (unsigned long i = 0; i < cc->nr_migratepages; i++) {
 		uint64_t src = cc->migratepages[i];
-		struct mm_handle *h = compaction_handle_of(sim, src);
+		struct mm_handle *h = handle_of_block(sim, src);
 		uint64_t dst;
 
 		if (!h || (pfn_to_page(sim, src)->spare & PAGE_MIGRATE_BUSY)) {
@@ -79,7 +79,7 @@ static bool page_isolatable(struct mm_sim *sim, uint64_t pfn)
 	const struct page *page = pfn_to_page(sim, pfn);
 
 	return page->state == PG_ALLOC && page->order == 0 && page->alloc_mt == MIGRATE_MOVABLE &&
-	       compaction_handle_of(sim, pfn);
+	       handle_of_block(sim, pfn);
 }
 
 /* models update_cached_migrate() */

@@ -57,8 +57,6 @@ int _mm_compaction_reset(struct mm_sim *sim)
 	cs->cap_fill = (uint32_t)sim->max_pfn;
 	cs->nr_fill = cs->fill_cursor = 0;
 	memset(&cs->stats, 0, sizeof(cs->stats));
-	sim->handles = NULL;
-	sim->nr_handles = 0;
 	return 0;
 }
 
@@ -113,9 +111,10 @@ double mm_compact_cost(const struct mm_compact_stats *s)
 /*
  * The handle that reaches the allocated page at pfn, if its stamp and the
  * handle agree: a fill pool slot, or the executor's handle of that number.
- * A page nothing reaches cannot be migrated (the stress test's pages).
+ * A page nothing reaches cannot be migrated nor reclaimed (the stress
+ * test's pages).
  */
-struct mm_handle *compaction_handle_of(struct mm_sim *sim, uint64_t pfn)
+struct mm_handle *handle_of_block(struct mm_sim *sim, uint64_t pfn)
 {
 	const struct page *page = pfn_to_page(sim, pfn);
 	uint32_t owner = page->stamp.owner;

@@ -856,8 +856,8 @@ struct compact_state {
 	bool in_shadow;	   /* the shadow pass runs: its own findings are not reported */
 };
 
-/* compaction_pool.c: the fill pool, the migration's handle lookup, the ops */
-struct mm_handle *compaction_handle_of(struct mm_sim *sim, uint64_t pfn);
+/* compaction_pool.c: the fill pool, the handle lookup (migration, reclaim), the ops */
+struct mm_handle *handle_of_block(struct mm_sim *sim, uint64_t pfn);
 int _mm_compaction_reset(struct mm_sim *sim);
 void _mm_compaction_destroy(struct mm_sim *sim);
 int _mm_compaction_apply_op(struct mm_sim *sim, const struct mm_op *op);

@@ -104,12 +104,11 @@ static unsigned long reclaim_block(struct mm_sim *sim, uint64_t pfn)
 
 	if (page->state != PG_ALLOC || page->alloc_mt != MIGRATE_RECLAIMABLE)
 		return 0;
-	uint32_t owner = page->stamp.owner;
-	struct mm_handle *h = owner < sim->nr_handles ? &sim->handles[owner] : NULL;
-	if (!h || h->pfn != (long long)pfn || h->gen != page->stamp.gen)
+	struct mm_handle *h = handle_of_block(sim, pfn);
+	if (!h)
 		return 0; /* not an allocation the running program can lose */
 	unsigned int order = page->order;
-	mm_free_pages(sim, pfn, order, owner, h->gen);
+	mm_free_pages(sim, pfn, order, page->stamp.owner, h->gen);
 	h->pfn = -1;
 	return 1UL << order;
 }
@@ -123,7 +122,7 @@ static unsigned long shrink_node(struct mm_sim *sim, struct pglist_data *pgdat, 
 {
 	unsigned long reclaimed = 0;
 
-	if (!sim->serial || !sim->handles)
+	if (!sim->serial)
 		return 0;
 	for (int zt = highest_zoneidx; zt >= 0 && reclaimed < SWAP_CLUSTER_MAX; zt--) {
 		struct zone *zone = &pgdat->node_zones[zt];

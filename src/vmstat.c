@@ -228,11 +228,13 @@ void refresh_cpu_vm_stats(struct mm_sim *sim, unsigned int cpu)
 		drain_zonestat(z, cpu);
 }
 
-/* models cpu_vm_stats_fold(): a dead CPU's diffs, folded by another */
+/*
+ * models cpu_vm_stats_fold(): a dead CPU's diffs, folded by another. The
+ * model's fold is the same whoever runs it (drain_zonestat() locks).
+ */
 void cpu_vm_stats_fold(struct mm_sim *sim, unsigned int cpu)
 {
-	for_each_zone(sim, z)
-		drain_zonestat(z, cpu);
+	refresh_cpu_vm_stats(sim, cpu);
 }
 
 /* The checker's bound on |estimate - exact|: each CPU's diff within its last threshold. */
