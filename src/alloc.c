@@ -45,6 +45,20 @@ void _mm_build_zonelists(struct mm_sim *sim)
  * gfp
  * ---------------------------------------------------------------------- */
 
+const uint16_t mm_gfp_common[MM_NR_GFP_COMMON] = {
+	MM_GFP_KERNEL,
+	MM_GFP_KERNEL | MM_GFP_MOVABLE,
+	MM_GFP_KERNEL | MM_GFP_RECLAIMABLE,
+	MM_GFP_HIGHUSER_MOVABLE,
+	MM_GFP_ATOMIC,
+	MM_GFP_NOWAIT,
+	MM_GFP_NOWAIT | MM_GFP_MOVABLE | MM_GFP_NOMEMALLOC,
+	MM_GFP_KERNEL | MM_GFP_DMA32,
+	MM_GFP_ATOMIC | MM_GFP_RECLAIMABLE,
+	MM_GFP_KERNEL | MM_GFP_HIGH,
+	MM_GFP_KERNEL | MM_GFP_THISNODE,
+};
+
 /* models gfp_zone() for a machine without ZONE_HIGHMEM */
 static int gfp_zone(unsigned int gfp)
 {

@@ -84,6 +84,10 @@ enum zone_watermarks {
 #define MM_GFP_NOWAIT		MM_GFP_KSWAPD_RECLAIM
 #define MM_GFP_HIGHUSER_MOVABLE (MM_GFP_KERNEL | MM_GFP_HIGHMEM | MM_GFP_MOVABLE)
 
+/* The masks real callers pass, for workloads to draw from (tests, stress). */
+#define MM_NR_GFP_COMMON 11
+extern const uint16_t mm_gfp_common[MM_NR_GFP_COMMON];
+
 /* ------------------------------------------------------------------------
  * Machine configuration
  * ---------------------------------------------------------------------- */

@@ -112,21 +112,6 @@ static int free_block(struct stress_thread *t, const struct stress_block *b)
  * The mix
  * ---------------------------------------------------------------------- */
 
-/* Masks real callers pass; one alloc in eight keeps the decoder's raw mask instead. */
-static const uint16_t stress_gfp[] = {
-	MM_GFP_KERNEL,
-	MM_GFP_KERNEL | MM_GFP_MOVABLE,
-	MM_GFP_KERNEL | MM_GFP_RECLAIMABLE,
-	MM_GFP_HIGHUSER_MOVABLE,
-	MM_GFP_ATOMIC,
-	MM_GFP_NOWAIT,
-	MM_GFP_NOWAIT | MM_GFP_MOVABLE | MM_GFP_NOMEMALLOC,
-	MM_GFP_KERNEL | MM_GFP_DMA32,
-	MM_GFP_ATOMIC | MM_GFP_RECLAIMABLE,
-	MM_GFP_KERNEL | MM_GFP_HIGH,
-	MM_GFP_KERNEL | MM_GFP_THISNODE,
-};
-
 static unsigned int pick_order(struct stress_thread *t)
 {
 	unsigned int max_order = t->run->cfg.max_order;
@@ -158,8 +143,9 @@ static int run_alloc(struct stress_thread *t, struct mm_op *op, struct stress_bl
 	uint64_t seq;
 
 	op->order = (uint8_t)pick_order(t);
+	/* masks real callers pass; one alloc in eight keeps the decoder's raw mask */
 	if (below(t, 8))
-		op->gfp = stress_gfp[below(t, sizeof(stress_gfp) / sizeof(stress_gfp[0]))];
+		op->gfp = mm_gfp_common[below(t, MM_NR_GFP_COMMON)];
 	if (below(t, 4))
 		op->node = -1;
 	seq = apply(t, op, t->scratch, b->owner, 0);

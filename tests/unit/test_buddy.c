@@ -554,18 +554,6 @@ struct blk {
 	uint32_t owner, gen;
 };
 
-static const unsigned int busy_gfp[] = {
-	MM_GFP_KERNEL,
-	MM_GFP_KERNEL | MM_GFP_MOVABLE,
-	MM_GFP_KERNEL | MM_GFP_RECLAIMABLE,
-	MM_GFP_HIGHUSER_MOVABLE,
-	MM_GFP_ATOMIC,
-	MM_GFP_NOWAIT,
-	MM_GFP_NOWAIT | MM_GFP_MOVABLE,
-	MM_GFP_KERNEL | MM_GFP_DMA32,
-	MM_GFP_ATOMIC | MM_GFP_RECLAIMABLE,
-};
-
 /*
  * The default machine (DMA32 + Normal, 1024 pages each), serial so the
  * admission invariant runs too: 4000 random allocations and frees of
@@ -591,7 +579,7 @@ START_TEST(test_check_full_busy_machine)
 		mm_set_current_cpu((int)rng_below(&r, 2));
 		if (nr_live < ARRAY_SIZE(live) && (nr_live == 0 || rng_below(&r, 100) < 55)) {
 			struct blk *b = &live[nr_live];
-			unsigned int gfp = busy_gfp[rng_below(&r, ARRAY_SIZE(busy_gfp))];
+			unsigned int gfp = mm_gfp_common[rng_below(&r, MM_NR_GFP_COMMON)];
 
 			b->order = rng_below(&r, 6);
 			b->owner = i;

@@ -20,19 +20,6 @@
 #define DMA32_PAGES 2048
 #define TOTAL_PAGES 4096
 
-static const unsigned int worker_gfp[] = {
-	MM_GFP_KERNEL,
-	MM_GFP_KERNEL | MM_GFP_MOVABLE,
-	MM_GFP_KERNEL | MM_GFP_RECLAIMABLE,
-	MM_GFP_HIGHUSER_MOVABLE,
-	MM_GFP_ATOMIC,
-	MM_GFP_NOWAIT,
-	MM_GFP_NOWAIT | MM_GFP_MOVABLE | MM_GFP_NOMEMALLOC,
-	MM_GFP_KERNEL | MM_GFP_DMA32,
-	MM_GFP_ATOMIC | MM_GFP_RECLAIMABLE,
-	MM_GFP_KERNEL | MM_GFP_HIGH,
-};
-
 struct blk {
 	long long pfn;
 	unsigned int order;
@@ -81,7 +68,7 @@ static void *worker_fn(void *arg)
 		}
 		if (w->nr_live < MAX_LIVE && (!w->nr_live || rng_below(&r, 100) < 60)) {
 			struct blk *b = &w->live[w->nr_live];
-			unsigned int gfp = worker_gfp[rng_below(&r, ARRAY_SIZE(worker_gfp))];
+			unsigned int gfp = mm_gfp_common[rng_below(&r, MM_NR_GFP_COMMON)];
 
 			b->order = rng_below(&r, 4);
 			b->owner = ((uint32_t)w->cpu << 24) | i;
