@@ -252,6 +252,19 @@ static void load_sample(int i, struct sample *s)
 	s->cfg.watermark_scale_factor = s->wsf;
 }
 
+/* Loads sample i and builds the model of its machine, as the kernel booted it. */
+static struct mm_sim *sample_machine(int i, struct sample *s)
+{
+	struct mm_sim *sim;
+
+	load_sample(i, s);
+	sim = mm_sim_create();
+	ck_assert_ptr_nonnull(sim);
+	ck_assert_msg(mm_sim_init(sim, &s->cfg, -1) == 0, "%s: mm_sim_init failed",
+		      samples.gl_pathv[i]);
+	return sim;
+}
+
 /* ------------------------------------------------------------------------
  * The samples
  * ---------------------------------------------------------------------- */
@@ -275,11 +288,8 @@ START_TEST(test_sample_watermarks)
 	char report[4096] = "";
 	int zones = 0;
 
-	load_sample(_i, &s);
+	sim = sample_machine(_i, &s);
 	parse_expected(s.text, path, exp);
-	sim = mm_sim_create();
-	ck_assert_ptr_nonnull(sim);
-	ck_assert_msg(mm_sim_init(sim, &s.cfg, -1) == 0, "%s: mm_sim_init failed", path);
 
 	for (int n = 0; n < MM_MAX_NODES; n++) {
 		for (int zt = 0; zt < MAX_NR_ZONES; zt++) {
@@ -338,11 +348,8 @@ START_TEST(test_sample_pagesets)
 	char report[4096] = "";
 	int pagesets = 0;
 
-	load_sample(_i, &s);
+	sim = sample_machine(_i, &s);
 	parse_expected(s.text, path, exp);
-	sim = mm_sim_create();
-	ck_assert_ptr_nonnull(sim);
-	ck_assert_msg(mm_sim_init(sim, &s.cfg, -1) == 0, "%s: mm_sim_init failed", path);
 
 	for (int n = 0; n < MM_MAX_NODES; n++) {
 		for (int zt = 0; zt < MAX_NR_ZONES; zt++) {
@@ -457,10 +464,7 @@ START_TEST(test_sample_print_layout)
 	size_t outlen = 0;
 	FILE *f;
 
-	load_sample(_i, &s);
-	sim = mm_sim_create();
-	ck_assert_ptr_nonnull(sim);
-	ck_assert_msg(mm_sim_init(sim, &s.cfg, -1) == 0, "%s: mm_sim_init failed", path);
+	sim = sample_machine(_i, &s);
 	f = open_memstream(&out, &outlen);
 	ck_assert_ptr_nonnull(f);
 	mm_print_zoneinfo(f, sim);
