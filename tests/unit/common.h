@@ -184,6 +184,27 @@ static inline bool vrec_has(const struct vrec *r, const char *id)
 	return false;
 }
 
+/*
+ * Parses a text program (a parse error fails the test) and runs it on ex
+ * with o; the violations go to vr. Returns what mm_exec_run() returns.
+ */
+static inline long exec_text(struct mm_exec *ex, const char *text, struct mm_exec_opts *o,
+			     struct vrec *vr, long *failed_op)
+{
+	struct mm_prog p;
+	char err[200] = "";
+	long ret;
+
+	mm_prog_init(&p);
+	ck_assert_msg(mm_parse_prog(text, &p, err, sizeof(err)) == 0, "parse: %s", err);
+	o->on_violation = vrec_handler;
+	o->arg = vr;
+	vrec_init(vr);
+	ret = mm_exec_run(ex, &p, o, failed_op);
+	mm_prog_free(&p);
+	return ret;
+}
+
 /* ------------------------------------------------------------------------
  * main()
  * ---------------------------------------------------------------------- */

@@ -101,20 +101,10 @@ static long run_text(struct mm_exec *ex, const char *text, const char *variant, 
 		     long *failed)
 {
 	struct mm_exec_opts o;
-	struct mm_prog p;
-	char err[200] = "";
-	long ret;
 
-	mm_prog_init(&p);
-	ck_assert_msg(mm_parse_prog(text, &p, err, sizeof(err)) == 0, "%s", err);
 	mm_exec_opts_default(&o);
 	o.variant = mm_variant_lookup(variant);
-	o.on_violation = vrec_handler;
-	o.arg = vr;
-	vrec_init(vr);
-	ret = mm_exec_run(ex, &p, &o, failed);
-	mm_prog_free(&p);
-	return ret;
+	return exec_text(ex, text, &o, vr, failed);
 }
 
 /* The end of a test that must have run clean: no violation, the full scan clean. */

@@ -369,21 +369,14 @@ static struct mm_exec *run_text(const char *text, int variant, bool strict, stru
 {
 	struct mm_exec *ex = mm_exec_create();
 	struct mm_exec_opts o;
-	struct mm_prog p;
-	char err[200] = "";
 	long failed;
 
 	ck_assert_ptr_nonnull(ex);
-	mm_prog_init(&p);
-	ck_assert_msg(mm_parse_prog(text, &p, err, sizeof(err)) == 0, "parse: %s", err);
 	mm_exec_opts_default(&o);
 	o.variant = variant;
 	o.strict_watermarks = strict;
 	o.stop_on_violation = false;
-	o.on_violation = vrec_handler;
-	o.arg = r;
-	ck_assert_int_ge(mm_exec_run(ex, &p, &o, &failed), 0);
-	mm_prog_free(&p);
+	ck_assert_int_ge(exec_text(ex, text, &o, r, &failed), 0);
 	return ex;
 }
 
@@ -418,7 +411,6 @@ START_TEST(test_kswapd_cycle)
 
 	for (int n = 0; n < 3; n++) {
 		struct vrec r;
-		vrec_init(&r);
 		strcat(text, prefix[n]);
 		struct mm_exec *ex = run_text(text, -1, false, &r);
 		struct mm_sim *sim = mm_exec_sim(ex);
@@ -473,10 +465,8 @@ START_TEST(test_strict_watermarks_one_cpu)
 				   "cpu0 alloc a7 order=4 gfp=KERNEL\n";
 	struct vrec r;
 
-	vrec_init(&r);
 	mm_exec_destroy(run_text(text, -1, false, &r));
 	ck_assert_msg(r.n == 0, "%s", r.first);
-	vrec_init(&r);
 	mm_exec_destroy(run_text(text, -1, true, &r));
 	ck_assert_msg(r.n == 1, "%u violations, the first: %s", r.n, r.first);
 	ck_assert_str_eq(r.id[0], "INV-WMARK-STRICT");
