@@ -257,8 +257,3 @@ int _mm_vmstat_apply_op(struct mm_sim *sim, const struct mm_op *op)
 		return 1;
 	}
 }
-
-void mm_sim_set_strict_watermarks(struct mm_sim *sim, bool on)
-{
-	sim->strict_watermarks = on;
-}

@@ -301,6 +301,11 @@ unsigned long mm_sim_violations(const struct mm_sim *sim)
 	return atomic_load_explicit(&sim->nr_violations, memory_order_relaxed);
 }
 
+void mm_sim_set_strict_watermarks(struct mm_sim *sim, bool on)
+{
+	sim->strict_watermarks = on;
+}
+
 size_t mm_sim_reset_bytes(const struct mm_sim *sim)
 {
 	return sim->reset_bytes;
