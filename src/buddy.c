@@ -521,8 +521,8 @@ unsigned long _mm_buddy_check_counts(struct zone *zone)
 	 */
 	if (!zone->sim->serial)
 		return bad;
-	long alloc = zone_nr_allocated(zone);
-	long pcp = zone_nr_pcp_pages(zone);
+	long alloc, pcp;
+	zone_pcp_totals(zone, &pcp, &alloc);
 	long managed = (long)zone_managed_pages(zone);
 	/* Compaction's isolated free pages (cc->freepages) are off the lists but not allocated. */
 	isolated_pages += zone->nr_isolated_free;
@@ -707,15 +707,17 @@ MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone)
 			    "pages in free blocks vs pages on the free lists");
 		bad++;
 	}
+	long pcp_total, alloc_total;
+	zone_pcp_totals(zone, &pcp_total, &alloc_total);
 	/* Pages compaction isolated look allocated (they are its own) but are not counted so. */
-	if (nalloc != (unsigned long)(zone_nr_allocated(zone) + zone->nr_isolated_free)) {
+	if (nalloc != (unsigned long)(alloc_total + zone->nr_isolated_free)) {
 		zone_report(zone, "INV-ZONE-CONSERVATION", -1, (long long)nalloc,
-			    zone_nr_allocated(zone) + zone->nr_isolated_free,
+			    alloc_total + zone->nr_isolated_free,
 			    "allocated pages in the memmap vs the zone's count");
 		bad++;
 	}
-	if (npcp != (unsigned long)zone_nr_pcp_pages(zone)) {
-		zone_report(zone, "INV-PCP-COUNT", -1, (long long)npcp, zone_nr_pcp_pages(zone),
+	if (npcp != (unsigned long)pcp_total) {
+		zone_report(zone, "INV-PCP-COUNT", -1, (long long)npcp, pcp_total,
 			    "pcp pages in the memmap vs the zone's pcp total");
 		bad++;
 	}

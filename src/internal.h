@@ -28,6 +28,14 @@
 #define MM_NO_ASAN     __attribute__((no_sanitize_address))
 #define MM_NO_COVERAGE __attribute__((noinline))
 #endif
+/*
+ * A loop over every CPU of a zone (or every counter's CPUs), run on each
+ * input: a 256-CPU machine has 2048 (zone, cpu) pagesets. The loops index
+ * arrays the machine sized for nr_cpus, so shadow checks and coverage
+ * counters there only cost; UBSan still checks them. Helpers they call
+ * carry it too, or they would not inline.
+ */
+#define MM_SCAN MM_NO_COVERAGE MM_NO_ASAN
 
 /* ------------------------------------------------------------------------
  * Page descriptors (16 bytes) and pageblock flags
@@ -110,17 +118,26 @@ enum zone_stat_item {
 #define PCPF_FREE_HIGH_BATCH	  0x02
 
 /* models struct per_cpu_pages (6.7+) */
+/*
+ * Two cache lines: the counts and sizing every scan reads first, then the
+ * lists. Its lock (pcp->lock in the kernel) is zone->pcp_locks[cpu]: a
+ * pthread mutex would add a third line that only the list ops touch.
+ */
 struct per_cpu_pages {
-	spinlock_t lock;
+	/* Pages this CPU allocated from the zone minus those it freed: only this CPU writes it. */
+	atomic_long nr_allocated;
 	int count; /* pages on the lists */
 	int high;  /* runtime: 0 until first use, then in [high_min, high_max] */
 	int high_min, high_max, batch;
 	uint8_t flags, alloc_factor;
 	short free_count;
 	uint32_t head[NR_PCP_LISTS], tail[NR_PCP_LISTS];
-	/* Pages this CPU allocated from the zone minus those it freed: only this CPU writes it. */
-	atomic_long nr_allocated;
 } __attribute__((aligned(64))); /* one CPU's lists share no cache line with another's */
+
+/* A pcp lock, on a cache line of its own like the pageset it guards. */
+struct pcp_lock {
+	spinlock_t lock;
+} __attribute__((aligned(64)));
 
 /*
  * models struct per_cpu_zonestat: a CPU's counter diffs for a zone. The
@@ -169,6 +186,7 @@ struct zone {
 
 	/* pcp sizing: what zone_set_pageset_high_and_batch() last computed */
 	struct per_cpu_pages *per_cpu_pageset; /* nr_cpus entries, NULL if unpopulated */
+	struct pcp_lock *pcp_locks;	       /* nr_cpus entries, beside per_cpu_pageset */
 	int pageset_high_min, pageset_high_max, pageset_batch;
 	bool pcp_disabled; /* zone_pcp_disable() until zone_pcp_enable() */
 
@@ -302,10 +320,13 @@ struct mm_sim {
 	int cpu_to_node[MM_MAX_CPUS];
 	atomic_bool cpu_online[MM_MAX_CPUS];
 	atomic_uint nr_online;
+	/* cpumask_weight() of each node's online CPUs, kept by hotplug under hotplug_lock */
+	atomic_uint node_nr_online[MM_MAX_NODES];
 	pthread_mutex_t hotplug_lock; /* cpu_hotplug_lock + the sysctl mutexes */
 	pthread_mutex_t pcp_batch_high_lock;
 	unsigned int percpu_pagelist_high_fraction;
 	struct per_cpu_pages *pcp_buf; /* zones x cpus */
+	struct pcp_lock *pcp_lock_buf; /* zones x cpus */
 	size_t pcp_cap;
 	struct per_cpu_zonestat *zonestat_buf; /* zones x cpus */
 	size_t zonestat_cap;
@@ -354,26 +375,11 @@ static inline void zone_account_allocated(struct zone *z, long nr_pages)
 			  nr_pages);
 }
 
-static inline long zone_nr_allocated(const struct zone *z)
-{
-	long n = 0;
-
-	if (z->per_cpu_pageset)
-		for (unsigned int cpu = 0; cpu < z->sim->nr_cpus; cpu++)
-			n += atomic_long_read(&z->per_cpu_pageset[cpu].nr_allocated);
-	return n;
-}
-
-/* Pages on the zone's pcp lists, all CPUs: only exact when quiescent. */
-static inline long zone_nr_pcp_pages(const struct zone *z)
-{
-	long n = 0;
-
-	if (z->per_cpu_pageset)
-		for (unsigned int cpu = 0; cpu < z->sim->nr_cpus; cpu++)
-			n += READ_ONCE(z->per_cpu_pageset[cpu].count);
-	return n;
-}
+/*
+ * Σ over the CPUs of the pages on the zone's pcp lists and of the pages
+ * they allocated (nr_allocated), in one pass. Only exact when quiescent.
+ */
+void zone_pcp_totals(const struct zone *z, long *pcp, long *allocated);
 
 static inline int clamp_int(int v, int lo, int hi)
 {
@@ -435,11 +441,10 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
 /*
  * mm_cpu_is_online() for the loops over every CPU: a relaxed load, as the
  * kernel's cpumask tests are plain reads; the hotplug lock orders what matters.
+ * A macro, so that it inlines into the MM_SCAN loops as well.
  */
-static inline bool cpu_online(const struct mm_sim *sim, unsigned int cpu)
-{
-	return atomic_load_explicit(&sim->cpu_online[cpu], memory_order_relaxed);
-}
+#define cpu_online(sim, cpu)                                                                       \
+	((bool)atomic_load_explicit(&(sim)->cpu_online[(cpu)], memory_order_relaxed))
 
 /* The calling thread's simulated CPU's counters. */
 static inline struct mm_cpu_stats *this_cpu_stats(struct mm_sim *sim)

@@ -27,10 +27,15 @@ static inline struct per_cpu_pages *zone_pcp(const struct zone *zone, unsigned i
 	return &zone->per_cpu_pageset[cpu];
 }
 
-static void pcp_lock(struct per_cpu_pages *pcp, struct mm_sim *sim)
+/* pcp->lock of the kernel */
+static void pcp_lock(struct zone *zone, unsigned int cpu)
 {
-	spin_lock(&pcp->lock);
-	(void)sim;
+	spin_lock(&zone->pcp_locks[cpu].lock);
+}
+
+static void pcp_unlock(struct zone *zone, unsigned int cpu)
+{
+	spin_unlock(&zone->pcp_locks[cpu].lock);
 }
 
 /* ------------------------------------------------------------------------
@@ -84,26 +89,26 @@ int default_zone_highsize(unsigned long total_pages, int batch, int nr_split_cpu
 static int nr_split_cpus(const struct zone *zone, int onlining)
 {
 	const struct mm_sim *sim = zone->sim;
-	int n = onlining; /* the kernel's cpu_online argument: a CPU coming up counts */
+	/* the kernel's cpu_online argument: a CPU coming up counts */
+	int n = onlining +
+		(int)atomic_load_explicit(&sim->node_nr_online[zone->node], memory_order_acquire);
 
-	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
-		if (sim->cpu_to_node[cpu] == zone->node && cpu_online(sim, cpu))
-			n++;
 	return n ? n : (int)mm_num_online_cpus(sim);
 }
 
-static void pageset_update(struct per_cpu_pages *pcp, int high_min, int high_max, int batch)
+MM_NO_ASAN static inline void pageset_update(struct per_cpu_pages *pcp, int high_min, int high_max,
+					     int batch)
 {
 	WRITE_ONCE(pcp->batch, batch);
 	WRITE_ONCE(pcp->high_min, high_min);
 	WRITE_ONCE(pcp->high_max, high_max);
 }
 
-MM_NO_COVERAGE static void __zone_set_pageset_high_and_batch(struct zone *zone, int high_min,
-							     int high_max, int batch)
+MM_SCAN static void __zone_set_pageset_high_and_batch(struct zone *zone, int high_min, int high_max,
+						      int batch)
 {
 	for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++)
-		pageset_update(zone_pcp(zone, cpu), high_min, high_max, batch);
+		pageset_update(&zone->per_cpu_pageset[cpu], high_min, high_max, batch);
 }
 
 /* Computes (high_min, high_max, batch) from the zone's current values. */
@@ -155,19 +160,14 @@ void zone_pcp_update(struct zone *zone, int cpu_online)
 }
 
 /* models per_cpu_pages_init() and setup_zone_pageset(): the boot pageset, then sizing */
-MM_NO_COVERAGE MM_NO_ASAN void _mm_pcp_init_zone(struct zone *zone)
+MM_SCAN void _mm_pcp_init_zone(struct zone *zone)
 {
-	for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++) {
-		struct per_cpu_pages *pcp = zone_pcp(zone, cpu);
-		spinlock_t lock = pcp->lock;
+	struct per_cpu_pages boot = {.high = BOOT_PAGESET_HIGH, .batch = BOOT_PAGESET_BATCH};
 
-		memset(pcp, 0, sizeof(*pcp));
-		pcp->lock = lock;
-		for (int i = 0; i < NR_PCP_LISTS; i++)
-			pcp->head[i] = pcp->tail[i] = PFN_NIL;
-		pcp->high = BOOT_PAGESET_HIGH;
-		pcp->batch = BOOT_PAGESET_BATCH;
-	}
+	for (int i = 0; i < NR_PCP_LISTS; i++)
+		boot.head[i] = boot.tail[i] = PFN_NIL;
+	for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++)
+		zone->per_cpu_pageset[cpu] = boot;
 	zone->pageset_high_min = zone->pageset_high_max = zone->pageset_batch = 0;
 	zone_set_pageset_high_and_batch(zone, 0);
 }
@@ -360,10 +360,10 @@ void free_unref_page(struct mm_sim *sim, uint64_t pfn, unsigned int order)
 	for (uint64_t p = pfn + 1; p < pfn + (UINT64_C(1) << order); p++)
 		WRITE_ONCE(pfn_to_page(sim, p)->state, PG_FREE_TAIL);
 	pcp = zone_pcp(zone, cpu);
-	pcp_lock(pcp, sim);
+	pcp_lock(zone, cpu);
 	zone_account_allocated(zone, -(1L << order));
 	free_unref_page_commit(zone, pcp, pfn, mt, order, cpu);
-	spin_unlock(&pcp->lock);
+	pcp_unlock(zone, cpu);
 }
 
 /* ------------------------------------------------------------------------
@@ -446,7 +446,7 @@ struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int mt,
 	int pindex = order_to_pindex(mt, order);
 	uint64_t pfn;
 
-	pcp_lock(pcp, sim);
+	pcp_lock(zone, cpu);
 	/* An allocation ends a run of frees. */
 	pcp->free_count >>= 1;
 	if (pcp->head[pindex] == PFN_NIL) {
@@ -455,14 +455,14 @@ struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int mt,
 
 		pcp->count += alloced << order;
 		if (pcp->head[pindex] == PFN_NIL) {
-			spin_unlock(&pcp->lock);
+			pcp_unlock(zone, cpu);
 			return NULL;
 		}
 	}
 	pfn = pcp->head[pindex];
 	pcp_list_del(pcp, sim, pindex, pfn);
 	pcp->count -= 1 << order;
-	spin_unlock(&pcp->lock);
+	pcp_unlock(zone, cpu);
 	return pfn_to_page(sim, pfn);
 }
 
@@ -481,7 +481,7 @@ long drain_pages_zone(unsigned int cpu, struct zone *zone)
 		return 0;
 	pcp = zone_pcp(zone, cpu);
 	do {
-		pcp_lock(pcp, zone->sim);
+		pcp_lock(zone, cpu);
 		count = pcp->count;
 		if (count) {
 			int batch = READ_ONCE(pcp->batch);
@@ -493,7 +493,7 @@ long drain_pages_zone(unsigned int cpu, struct zone *zone)
 			drained += freed;
 			count -= freed;
 		}
-		spin_unlock(&pcp->lock);
+		pcp_unlock(zone, cpu);
 	} while (count > 0);
 	return drained;
 }
@@ -602,17 +602,41 @@ int mm_pcp_info(const struct mm_sim *sim, int node, enum zone_type zt, int cpu,
 	return 0;
 }
 
+/* One pass over the pagesets' first cache line (zone_pcp_totals() in internal.h). */
+MM_SCAN void zone_pcp_totals(const struct zone *z, long *pcp, long *allocated)
+{
+	long p = 0, a = 0;
+
+	if (z->per_cpu_pageset)
+		for (unsigned int cpu = 0; cpu < z->sim->nr_cpus; cpu++) {
+			const struct per_cpu_pages *s = &z->per_cpu_pageset[cpu];
+			p += READ_ONCE(s->count);
+			a += atomic_load_explicit(&s->nr_allocated, memory_order_relaxed);
+		}
+	*pcp = p;
+	*allocated = a;
+}
+
 /* ------------------------------------------------------------------------
  * Invariants
  * ---------------------------------------------------------------------- */
 
-static bool lists_empty(const struct per_cpu_pages *pcp)
+/* All heads and tails PFN_NIL: the two arrays are adjacent, read 64 bits at a time. */
+MM_NO_ASAN static inline bool lists_empty(const struct per_cpu_pages *pcp)
 {
-	uint32_t all = PFN_NIL;
+	_Static_assert(offsetof(struct per_cpu_pages, tail) ==
+				       offsetof(struct per_cpu_pages, head) + sizeof(pcp->head) &&
+			       sizeof(pcp->head) % sizeof(uint64_t) == 0,
+		       "head[] and tail[] are one run of 64-bit words");
+	const unsigned char *p = (const unsigned char *)pcp->head;
+	uint64_t all = UINT64_MAX;
 
-	for (int i = 0; i < NR_PCP_LISTS; i++)
-		all &= pcp->head[i] & pcp->tail[i];
-	return all == PFN_NIL;
+	for (size_t i = 0; i < 2 * sizeof(pcp->head); i += sizeof(uint64_t)) {
+		uint64_t w;
+		memcpy(&w, p + i, sizeof(w));
+		all &= w;
+	}
+	return all == UINT64_MAX;
 }
 
 /*
@@ -620,7 +644,7 @@ static bool lists_empty(const struct per_cpu_pages *pcp)
  * of this cpu and order, in the zone, on the list of its order; count
  * equals the pages listed.
  */
-MM_NO_COVERAGE MM_NO_ASAN unsigned long _mm_pcp_check_zone(struct zone *zone)
+MM_SCAN unsigned long _mm_pcp_check_zone(struct zone *zone)
 {
 	struct mm_sim *sim = zone->sim;
 	unsigned long bad = 0;
@@ -628,7 +652,7 @@ MM_NO_COVERAGE MM_NO_ASAN unsigned long _mm_pcp_check_zone(struct zone *zone)
 	if (!zone->per_cpu_pageset)
 		return 0;
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
-		const struct per_cpu_pages *pcp = zone_pcp(zone, cpu);
+		const struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
 		long pages = 0;
 		/* Most lists of most CPUs are empty: one look tells. */
 		if (!pcp->count && lists_empty(pcp))
@@ -678,7 +702,7 @@ MM_NO_COVERAGE MM_NO_ASAN unsigned long _mm_pcp_check_zone(struct zone *zone)
 	return bad;
 }
 
-static bool batch_is_kernel_value(int batch)
+MM_NO_ASAN static inline bool batch_is_kernel_value(int batch)
 {
 	/* zone_batchsize() yields 2^n - 1 up to 63; max(1, .) makes 0 into 1 */
 	return batch >= 1 && batch <= 63 && !((batch + 1) & batch);
@@ -692,7 +716,7 @@ static bool batch_is_kernel_value(int batch)
  * computed from the zone's current managed pages, low mark and CPUs
  * (INV-PCP-SIZING: stale sizing, seed 000).
  */
-MM_NO_COVERAGE MM_NO_ASAN unsigned long _mm_pcp_check_sizing(struct zone *zone)
+MM_SCAN unsigned long _mm_pcp_check_sizing(struct zone *zone)
 {
 	struct mm_sim *sim = zone->sim;
 	int high_min, high_max, batch;
@@ -702,7 +726,7 @@ MM_NO_COVERAGE MM_NO_ASAN unsigned long _mm_pcp_check_sizing(struct zone *zone)
 		return 0;
 	pcp_sizing(zone, 0, &high_min, &high_max, &batch);
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
-		const struct per_cpu_pages *pcp = zone_pcp(zone, cpu);
+		const struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
 		int b = READ_ONCE(pcp->batch), lo = READ_ONCE(pcp->high_min);
 		int hi = READ_ONCE(pcp->high_max);
 

@@ -379,6 +379,19 @@ long long mm_pcpu_sum(struct mm_sim *sim, unsigned int idx)
 	return fbc ? __percpu_counter_sum(sim, fbc) : 0;
 }
 
+/* The drift the CPUs' locals may hold: Σ (largest batch since each fold - 1). */
+MM_SCAN static int64_t maxb_drift_allowed(const struct mm_sim *sim,
+					  const struct percpu_counter *fbc)
+{
+	int64_t allowed = 0;
+
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
+		int32_t mb = READ_ONCE(fbc->maxb[(size_t)cpu * fbc->stride]);
+		allowed += mb > 0 ? mb - 1 : 0;
+	}
+	return allowed;
+}
+
 /*
  * INV-PCPU-COMPARE: compare agrees with sign(exact - rhs) whenever the
  * kernel promises it: when batch * num_online_cpus() covers the drift the
@@ -398,10 +411,7 @@ int mm_pcpu_compare(struct mm_sim *sim, unsigned int idx, long long rhs, int bat
 	ret = __percpu_counter_compare(sim, fbc, rhs, batch);
 
 	spin_lock(&fbc->lock);
-	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
-		int32_t mb = READ_ONCE(*per_cpu_maxb(fbc, cpu));
-		allowed += mb > 0 ? mb - 1 : 0;
-	}
+	allowed = maxb_drift_allowed(sim, fbc);
 	exact = READ_ONCE(fbc->truth);
 	spin_unlock(&fbc->lock);
 	want = exact > rhs ? 1 : exact < rhs ? -1 : 0;
@@ -476,8 +486,8 @@ unsigned int mm_pcpu_counters_listed(struct mm_sim *sim)
  * exact total of every amount added or set, and an offline CPU holds no
  * local: hotplug must not lose a fold.
  */
-MM_NO_COVERAGE MM_NO_ASAN unsigned long
-_mm_pcpu_check_counter(struct mm_sim *sim, struct percpu_counter *fbc, const char *what, int idx)
+MM_SCAN unsigned long _mm_pcpu_check_counter(struct mm_sim *sim, struct percpu_counter *fbc,
+					     const char *what, int idx)
 {
 	unsigned long bad = 0;
 	int64_t online_sum, truth;
@@ -487,8 +497,9 @@ _mm_pcpu_check_counter(struct mm_sim *sim, struct percpu_counter *fbc, const cha
 	spin_lock(&fbc->lock);
 	online_sum = fbc->count;
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
-		int32_t l = READ_ONCE(*per_cpu_local(fbc, cpu));
-		int32_t mb = READ_ONCE(*per_cpu_maxb(fbc, cpu));
+		/* per_cpu_local() and per_cpu_maxb(), spelt out to stay in the scan */
+		int32_t l = READ_ONCE(fbc->counters[(size_t)cpu * fbc->stride]);
+		int32_t mb = READ_ONCE(fbc->maxb[(size_t)cpu * fbc->stride]);
 		int64_t bound = mb > 0 ? mb - 1 : 0;
 		int64_t mag = l < 0 ? -(int64_t)l : l;
 

@@ -32,7 +32,7 @@ static void destroy_zone_locks(struct mm_sim *sim)
 static void destroy_pcp_locks(struct mm_sim *sim)
 {
 	for (size_t i = 0; i < sim->pcp_cap; i++)
-		spin_lock_destroy(&sim->pcp_buf[i].lock);
+		spin_lock_destroy(&sim->pcp_lock_buf[i].lock);
 }
 
 void mm_sim_destroy(struct mm_sim *sim)
@@ -44,6 +44,7 @@ void mm_sim_destroy(struct mm_sim *sim)
 	destroy_zone_locks(sim);
 	destroy_pcp_locks(sim);
 	free(sim->pcp_buf);
+	free(sim->pcp_lock_buf);
 	free(sim->cpu_stats);
 	free(sim->zonestat_buf);
 	free(sim->pgdat_buf);
@@ -59,18 +60,25 @@ void mm_sim_destroy(struct mm_sim *sim)
 static int reserve_pcp(struct mm_sim *sim, size_t n)
 {
 	struct per_cpu_pages *p;
+	struct pcp_lock *l;
 
 	if (n <= sim->pcp_cap)
 		return 0;
 	p = aligned_alloc(_Alignof(struct per_cpu_pages), n * sizeof(*p));
-	if (!p)
+	l = aligned_alloc(_Alignof(struct pcp_lock), n * sizeof(*l));
+	if (!p || !l) {
+		free(p);
+		free(l);
 		return -1;
+	}
 	memset(p, 0, n * sizeof(*p));
 	destroy_pcp_locks(sim);
 	free(sim->pcp_buf);
+	free(sim->pcp_lock_buf);
 	for (size_t i = 0; i < n; i++)
-		spin_lock_init(&p[i].lock);
+		spin_lock_init(&l[i].lock);
 	sim->pcp_buf = p;
+	sim->pcp_lock_buf = l;
 	sim->pcp_cap = n;
 	return 0;
 }
@@ -154,6 +162,7 @@ static void zone_init(struct mm_sim *sim, struct zone *z, int node, enum zone_ty
 	_mm_free_area_init(z);
 	if (zc->present) {
 		z->per_cpu_pageset = &sim->pcp_buf[(size_t)z->zone_id * sim->nr_cpus];
+		z->pcp_locks = &sim->pcp_lock_buf[(size_t)z->zone_id * sim->nr_cpus];
 		z->per_cpu_zonestats = &sim->zonestat_buf[(size_t)z->zone_id * sim->nr_cpus];
 		/* Before the boot free: it already counts through the diffs. */
 		_mm_vmstat_init_zone(z);
@@ -166,7 +175,7 @@ static void zone_init(struct mm_sim *sim, struct zone *z, int node, enum zone_ty
  * pageblock starts MOVABLE. All zones are laid out before any is freed, so
  * no merge can see a stale descriptor of the machine built before.
  */
-MM_NO_COVERAGE static void memmap_init_zone(struct mm_sim *sim, struct zone *z)
+MM_SCAN static void memmap_init_zone(struct mm_sim *sim, struct zone *z)
 {
 	const struct mm_zone_config *zc = &sim->cfg.zones[z->node][z->type];
 	uint64_t start = zc->start_pfn, end = start + zc->spanned;
@@ -175,10 +184,11 @@ MM_NO_COVERAGE static void memmap_init_zone(struct mm_sim *sim, struct zone *z)
 	struct page reserved = {.state = PG_RESERVED, .zone_id = z->zone_id};
 	struct page uninit = {.state = PG_UNINIT, .zone_id = z->zone_id};
 
+	/* The zone's span lies below max_pfn (mm_config_validate): mem_map covers it. */
 	for (uint64_t pfn = start; pfn < end; pfn++)
-		*pfn_to_page(sim, pfn) = pfn < z->first_deferred_pfn ? free_tail
-					 : pfn < free_end	     ? uninit
-								     : reserved;
+		sim->mem_map[pfn] = pfn < z->first_deferred_pfn ? free_tail
+				    : pfn < free_end		? uninit
+								: reserved;
 	for (uint64_t pfn = pageblock_start_pfn(sim, start); pfn < end;
 	     pfn += UINT64_C(1) << sim->pageblock_order)
 		set_pageblock_migratetype(sim, pfn, MIGRATE_MOVABLE);
@@ -337,7 +347,8 @@ int mm_zone_info(const struct mm_sim *sim, int node, enum zone_type zt, struct m
 	out->nr_free_exact = z->vm_stat_exact[NR_FREE_PAGES];
 	out->min_exact_free = z->min_exact_free;
 	out->max_drift = z->max_drift;
-	out->nr_pcp_pages = zone_nr_pcp_pages(z);
+	long allocated;
+	zone_pcp_totals(z, &out->nr_pcp_pages, &allocated);
 	out->pcp_batch = z->pageset_batch;
 	out->pcp_high_min = z->pageset_high_min;
 	out->pcp_high_max = z->pageset_high_max;

@@ -22,9 +22,12 @@ MM_NO_COVERAGE void _mm_topology_init(struct mm_sim *sim)
 {
 	unsigned int cpu = 0;
 
-	for (unsigned int n = 0; n < sim->cfg.nr_nodes; n++)
-		for (unsigned int i = 0; i < sim->cfg.cpus_per_node[n]; i++)
+	for (unsigned int n = 0; n < MM_MAX_NODES; n++) {
+		unsigned int nr = n < sim->cfg.nr_nodes ? sim->cfg.cpus_per_node[n] : 0;
+		for (unsigned int i = 0; i < nr; i++)
 			sim->cpu_to_node[cpu++] = (int)n;
+		atomic_store_explicit(&sim->node_nr_online[n], nr, memory_order_relaxed);
+	}
 	sim->nr_cpus = cpu;
 	for (unsigned int c = 0; c < MM_MAX_CPUS; c++)
 		atomic_store_explicit(&sim->cpu_online[c], c < cpu, memory_order_relaxed);
@@ -63,6 +66,8 @@ int mm_cpu_online(struct mm_sim *sim, int cpu)
 	if (!atomic_load_explicit(&sim->cpu_online[cpu], memory_order_relaxed)) {
 		atomic_store_explicit(&sim->cpu_online[cpu], true, memory_order_release);
 		atomic_fetch_add_explicit(&sim->nr_online, 1, memory_order_release);
+		atomic_fetch_add_explicit(&sim->node_nr_online[sim->cpu_to_node[cpu]], 1,
+					  memory_order_release);
 		page_alloc_cpu_online(sim, (unsigned int)cpu);
 		refresh_zone_stat_thresholds(sim); /* vmstat_cpu_online() */
 		percpu_counter_cpu_online(sim, (unsigned int)cpu);
@@ -84,6 +89,8 @@ int mm_cpu_offline(struct mm_sim *sim, int cpu)
 	    atomic_load_explicit(&sim->nr_online, memory_order_relaxed) > 1) {
 		atomic_store_explicit(&sim->cpu_online[cpu], false, memory_order_release);
 		atomic_fetch_sub_explicit(&sim->nr_online, 1, memory_order_release);
+		atomic_fetch_sub_explicit(&sim->node_nr_online[sim->cpu_to_node[cpu]], 1,
+					  memory_order_release);
 		page_alloc_cpu_dead(sim, (unsigned int)cpu);
 		refresh_zone_stat_thresholds(sim); /* vmstat_cpu_dead() */
 		percpu_counter_cpu_dead(sim, (unsigned int)cpu);

@@ -60,7 +60,7 @@ int calculate_pressure_threshold(const struct zone *zone)
  * online CPU, and a drift mark where the CPUs together could drift past
  * the low - min gap. The mark is never cleared, as in the kernel.
  */
-void refresh_zone_stat_thresholds(struct mm_sim *sim)
+MM_SCAN void refresh_zone_stat_thresholds(struct mm_sim *sim)
 {
 	unsigned int online = mm_num_online_cpus(sim);
 
@@ -238,7 +238,7 @@ void cpu_vm_stats_fold(struct mm_sim *sim, unsigned int cpu)
 }
 
 /* The checker's bound on |estimate - exact|: each CPU's diff within its last threshold. */
-MM_NO_COVERAGE long _mm_vmstat_drift_bound(const struct zone *zone, enum zone_stat_item item)
+MM_SCAN long _mm_vmstat_drift_bound(const struct zone *zone, enum zone_stat_item item)
 {
 	long bound = 0;
 
@@ -300,7 +300,7 @@ void _mm_vmstat_note_free(struct zone *zone)
 		zone->min_exact_free = exact;
 }
 
-void _mm_vmstat_init_zone(struct zone *zone)
+MM_SCAN void _mm_vmstat_init_zone(struct zone *zone)
 {
 	for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++)
 		zone->per_cpu_zonestats[cpu] = (struct per_cpu_zonestat){0};
@@ -316,7 +316,7 @@ void _mm_vmstat_init_zone(struct zone *zone)
  * every CPU's diff, no diff exceeds the threshold it was last bounded by,
  * a dead CPU holds none, and so the estimate is within the bound.
  */
-MM_NO_COVERAGE MM_NO_ASAN unsigned long _mm_vmstat_check_zone(struct zone *zone)
+MM_SCAN unsigned long _mm_vmstat_check_zone(struct zone *zone)
 {
 	struct mm_sim *sim = zone->sim;
 	unsigned long bad = 0;
