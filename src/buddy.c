@@ -488,11 +488,12 @@ MM_NO_COVERAGE MM_NO_ASAN static uint64_t first_bad_tail(const struct page *head
 	return nr;
 }
 
-/*
- * The cheap check, after every op on a zone: the free lists' counters add
- * up to NR_FREE_PAGES, and free + allocated == managed. O(orders).
- */
-unsigned long _mm_buddy_check_counts(struct zone *zone)
+struct pcp_totals {
+	long pcp, allocated;
+};
+
+/* totals: zone_pcp_totals() if the caller has them already, or NULL */
+MM_NO_COVERAGE static unsigned long check_counts(struct zone *zone, const struct pcp_totals *totals)
 {
 	unsigned long bad = 0;
 	long sum = 0, isolated_pages = 0;
@@ -521,8 +522,12 @@ unsigned long _mm_buddy_check_counts(struct zone *zone)
 	 */
 	if (!zone->sim->serial)
 		return bad;
-	long alloc, pcp;
-	zone_pcp_totals(zone, &pcp, &alloc);
+	struct pcp_totals t;
+	if (totals)
+		t = *totals;
+	else
+		zone_pcp_totals(zone, &t.pcp, &t.allocated);
+	long alloc = t.allocated, pcp = t.pcp;
 	long managed = (long)zone_managed_pages(zone);
 	/* Compaction's isolated free pages (cc->freepages) are off the lists but not allocated. */
 	isolated_pages += zone->nr_isolated_free;
@@ -534,6 +539,16 @@ unsigned long _mm_buddy_check_counts(struct zone *zone)
 		bad++;
 	}
 	return bad;
+}
+
+/*
+ * The cheap check, after every op on a zone: the free lists' counters add
+ * up to NR_FREE_PAGES, and free + allocated == managed. O(orders), and in
+ * serial runs one pass over the zone's pagesets.
+ */
+unsigned long _mm_buddy_check_counts(struct zone *zone)
+{
+	return check_counts(zone, NULL);
 }
 
 MM_NO_COVERAGE static unsigned long check_free_lists(struct zone *zone, unsigned long *listed_pages)
@@ -707,17 +722,17 @@ MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone)
 			    "pages in free blocks vs pages on the free lists");
 		bad++;
 	}
-	long pcp_total, alloc_total;
-	zone_pcp_totals(zone, &pcp_total, &alloc_total);
+	struct pcp_totals t;
+	zone_pcp_totals(zone, &t.pcp, &t.allocated);
 	/* Pages compaction isolated look allocated (they are its own) but are not counted so. */
-	if (nalloc != (unsigned long)(alloc_total + zone->nr_isolated_free)) {
+	if (nalloc != (unsigned long)(t.allocated + zone->nr_isolated_free)) {
 		zone_report(zone, "INV-ZONE-CONSERVATION", -1, (long long)nalloc,
-			    alloc_total + zone->nr_isolated_free,
+			    t.allocated + zone->nr_isolated_free,
 			    "allocated pages in the memmap vs the zone's count");
 		bad++;
 	}
-	if (npcp != (unsigned long)pcp_total) {
-		zone_report(zone, "INV-PCP-COUNT", -1, (long long)npcp, pcp_total,
+	if (npcp != (unsigned long)t.pcp) {
+		zone_report(zone, "INV-PCP-COUNT", -1, (long long)npcp, t.pcp,
 			    "pcp pages in the memmap vs the zone's pcp total");
 		bad++;
 	}
@@ -728,5 +743,5 @@ MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone)
 			    npcp, nalloc, nreserved);
 		bad++;
 	}
-	return bad + _mm_buddy_check_counts(zone);
+	return bad + check_counts(zone, &t);
 }

@@ -238,18 +238,28 @@ long mm_exec_run(struct mm_exec *ex, const struct mm_prog *p, const struct mm_ex
 	mm_sim_set_strict_watermarks(ex->sim, o->strict_watermarks);
 	mm_sim_set_violation_handler(ex->sim, on_violation, ex);
 
+	/*
+	 * A full scan of a machine no op has changed since the last one would
+	 * find what that one found: a check op right after another, or before
+	 * the end, is not run twice. Boot counts as a change.
+	 */
+	bool changed = true;
 	for (unsigned int i = 0; i < p->nr_ops; i++) {
 		const struct mm_op *op = &p->ops[i];
 		ex->cur_op = i;
-		ex->skipped +=
-			(unsigned long)mm_apply_op(ex->sim, op, ex->h, p->nr_allocs, next_handle);
+		if (op->kind != MM_OP_CHECK || changed)
+			ex->skipped += (unsigned long)mm_apply_op(ex->sim, op, ex->h, p->nr_allocs,
+								  next_handle);
+		changed = op->kind != MM_OP_CHECK;
 		next_handle += op->kind == MM_OP_ALLOC;
-		if (o->check_every && (i + 1) % o->check_every == 0)
+		if (o->check_every && (i + 1) % o->check_every == 0 && changed) {
 			check_full(ex->sim);
+			changed = false;
+		}
 		if (o->stop_on_violation && ex->first_violation_op >= 0)
 			break;
 	}
-	if (ex->first_violation_op < 0 || !o->stop_on_violation) {
+	if ((ex->first_violation_op < 0 || !o->stop_on_violation) && changed) {
 		ex->cur_op = p->nr_ops;
 		mm_set_current_cpu(0);
 		check_full(ex->sim);

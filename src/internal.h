@@ -24,18 +24,22 @@
 #if defined(__clang__)
 #define MM_NO_ASAN     __attribute__((no_sanitize("address")))
 #define MM_NO_COVERAGE __attribute__((no_sanitize("coverage"), noinline))
+#define MM_NO_SANITIZE __attribute__((no_sanitize("address", "undefined")))
 #else
 #define MM_NO_ASAN     __attribute__((no_sanitize_address))
 #define MM_NO_COVERAGE __attribute__((noinline))
+#define MM_NO_SANITIZE __attribute__((no_sanitize_address, no_sanitize_undefined))
 #endif
 /*
  * A loop over every CPU of a zone (or every counter's CPUs), run on each
  * input: a 256-CPU machine has 2048 (zone, cpu) pagesets. The loops index
- * arrays the machine sized for nr_cpus, so shadow checks and coverage
- * counters there only cost; UBSan still checks them. Helpers they call
- * carry it too, or they would not inline.
+ * arrays the machine sized for nr_cpus; the sanitizers' checks and the
+ * coverage counters there cost more than the loads they guard and catch
+ * nothing the full checks do not. The inline helpers such a loop calls are
+ * MM_SCAN_INLINE, or they would not inline into it (nor shed their checks).
  */
-#define MM_SCAN MM_NO_COVERAGE MM_NO_ASAN
+#define MM_SCAN	       MM_NO_COVERAGE MM_NO_SANITIZE
+#define MM_SCAN_INLINE MM_NO_SANITIZE
 
 /* ------------------------------------------------------------------------
  * Page descriptors (16 bytes) and pageblock flags
@@ -651,13 +655,16 @@ struct pcpu_state {
 	struct list_head percpu_counters;
 	int percpu_counter_batch;
 	long pcpu_live; /* per-cpu allocations not yet freed (the ledger) */
-	/*
-	 * Freed per-cpu areas kept for reuse, by size: every fuzz input frees
-	 * and re-allocates the same boot counters, and a malloc per input
-	 * costs page faults under ASan. A leaked area is still unreachable.
-	 */
-	void *pcpu_cache[4];
-	size_t pcpu_cache_size[4];
+			/*
+			 * Freed per-cpu areas kept for reuse, by size: every fuzz input frees
+			 * and re-allocates the same boot counters, and a malloc per input
+			 * costs page faults under ASan. A leaked area is still unreachable.
+			 * One slot for every area a machine can hold at once: the ops'
+			 * counters, vm_committed_as and each mm's rss counters.
+			 */
+#define PCPU_CACHE_SLOTS (2 + MM_MAX_MMS)
+	void *pcpu_cache[PCPU_CACHE_SLOTS];
+	size_t pcpu_cache_size[PCPU_CACHE_SLOTS];
 	unsigned int fail_countdown; /* the Nth next per-cpu allocation fails (0: none) */
 
 	struct percpu_counter vm_committed_as;

@@ -96,8 +96,8 @@ static int nr_split_cpus(const struct zone *zone, int onlining)
 	return n ? n : (int)mm_num_online_cpus(sim);
 }
 
-MM_NO_ASAN static inline void pageset_update(struct per_cpu_pages *pcp, int high_min, int high_max,
-					     int batch)
+MM_SCAN_INLINE static inline void pageset_update(struct per_cpu_pages *pcp, int high_min,
+						 int high_max, int batch)
 {
 	WRITE_ONCE(pcp->batch, batch);
 	WRITE_ONCE(pcp->high_min, high_min);
@@ -159,17 +159,21 @@ void zone_pcp_update(struct zone *zone, int cpu_online)
 	pthread_mutex_unlock(&zone->sim->pcp_batch_high_lock);
 }
 
-/* models per_cpu_pages_init() and setup_zone_pageset(): the boot pageset, then sizing */
+/*
+ * models per_cpu_pages_init() and setup_zone_pageset(): the boot pageset,
+ * then zone_set_pageset_high_and_batch() (the zone had no sizing yet, so it
+ * writes every CPU), folded into one write of each CPU's pageset.
+ */
 MM_SCAN void _mm_pcp_init_zone(struct zone *zone)
 {
 	struct per_cpu_pages boot = {.high = BOOT_PAGESET_HIGH, .batch = BOOT_PAGESET_BATCH};
 
 	for (int i = 0; i < NR_PCP_LISTS; i++)
 		boot.head[i] = boot.tail[i] = PFN_NIL;
+	pcp_sizing(zone, 0, &zone->pageset_high_min, &zone->pageset_high_max, &zone->pageset_batch);
+	pageset_update(&boot, zone->pageset_high_min, zone->pageset_high_max, zone->pageset_batch);
 	for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++)
 		zone->per_cpu_pageset[cpu] = boot;
-	zone->pageset_high_min = zone->pageset_high_max = zone->pageset_batch = 0;
-	zone_set_pageset_high_and_batch(zone, 0);
 }
 
 /* ------------------------------------------------------------------------
@@ -621,22 +625,14 @@ MM_SCAN void zone_pcp_totals(const struct zone *z, long *pcp, long *allocated)
  * Invariants
  * ---------------------------------------------------------------------- */
 
-/* All heads and tails PFN_NIL: the two arrays are adjacent, read 64 bits at a time. */
-MM_NO_ASAN static inline bool lists_empty(const struct per_cpu_pages *pcp)
+/* All heads and tails PFN_NIL. */
+MM_SCAN_INLINE static inline bool lists_empty(const struct per_cpu_pages *pcp)
 {
-	_Static_assert(offsetof(struct per_cpu_pages, tail) ==
-				       offsetof(struct per_cpu_pages, head) + sizeof(pcp->head) &&
-			       sizeof(pcp->head) % sizeof(uint64_t) == 0,
-		       "head[] and tail[] are one run of 64-bit words");
-	const unsigned char *p = (const unsigned char *)pcp->head;
-	uint64_t all = UINT64_MAX;
+	uint32_t all = PFN_NIL;
 
-	for (size_t i = 0; i < 2 * sizeof(pcp->head); i += sizeof(uint64_t)) {
-		uint64_t w;
-		memcpy(&w, p + i, sizeof(w));
-		all &= w;
-	}
-	return all == UINT64_MAX;
+	for (int i = 0; i < NR_PCP_LISTS; i++)
+		all &= pcp->head[i] & pcp->tail[i];
+	return all == PFN_NIL;
 }
 
 /*
@@ -702,7 +698,7 @@ MM_SCAN unsigned long _mm_pcp_check_zone(struct zone *zone)
 	return bad;
 }
 
-MM_NO_ASAN static inline bool batch_is_kernel_value(int batch)
+MM_SCAN_INLINE static inline bool batch_is_kernel_value(int batch)
 {
 	/* zone_batchsize() yields 2^n - 1 up to 63; max(1, .) makes 0 into 1 */
 	return batch >= 1 && batch <= 63 && !((batch + 1) & batch);

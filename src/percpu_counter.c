@@ -75,7 +75,7 @@ void *__alloc_percpu_gfp(struct mm_sim *sim, size_t size)
 	if (s->fail_countdown && --s->fail_countdown == 0)
 		return NULL;
 	/* Any cached area large enough: machines of every CPU count share them. */
-	for (int i = 0; i < 4 && !a; i++) {
+	for (int i = 0; i < PCPU_CACHE_SLOTS && !a; i++) {
 		if (s->pcpu_cache[i] && s->pcpu_cache_size[i] >= bytes) {
 			a = s->pcpu_cache[i];
 			s->pcpu_cache[i] = NULL;
@@ -105,7 +105,7 @@ void free_percpu(struct mm_sim *sim, void *p)
 		return;
 	a = (struct pcpu_area *)((unsigned char *)p - offsetof(struct pcpu_area, data));
 	/* An empty slot, else the smallest area if this one is larger. */
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < PCPU_CACHE_SLOTS; i++) {
 		if (!s->pcpu_cache[i]) {
 			slot = i;
 			break;
@@ -582,7 +582,7 @@ void _mm_pcpu_state_destroy(struct mm_sim *sim)
 	if (!sim->pcc)
 		return;
 	pcpu_state_teardown(sim);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < PCPU_CACHE_SLOTS; i++)
 		free(sim->pcc->pcpu_cache[i]);
 	spin_lock_destroy(&sim->pcc->percpu_counters_lock);
 	free(sim->pcc);
