@@ -55,12 +55,20 @@ int calculate_pressure_threshold(const struct zone *zone)
 	return threshold < 125 ? (int)threshold : 125;
 }
 
+/* Every online CPU's stat_threshold of the zone: the loop both threshold setters share. */
+MM_SCAN static void zone_set_stat_threshold(struct zone *zone, int8_t threshold)
+{
+	for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++)
+		if (cpu_online(zone->sim, cpu))
+			WRITE_ONCE(zone->per_cpu_zonestats[cpu].stat_threshold, threshold);
+}
+
 /*
  * models refresh_zone_stat_thresholds(): the normal threshold on every
  * online CPU, and a drift mark where the CPUs together could drift past
  * the low - min gap. The mark is never cleared, as in the kernel.
  */
-MM_SCAN void refresh_zone_stat_thresholds(struct mm_sim *sim)
+void refresh_zone_stat_thresholds(struct mm_sim *sim)
 {
 	unsigned int online = mm_num_online_cpus(sim);
 
@@ -68,10 +76,7 @@ MM_SCAN void refresh_zone_stat_thresholds(struct mm_sim *sim)
 		if (!z->per_cpu_zonestats)
 			continue;
 		int threshold = sim->policy.normal_threshold(z);
-		for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
-			if (cpu_online(sim, cpu))
-				WRITE_ONCE(z->per_cpu_zonestats[cpu].stat_threshold,
-					   (int8_t)threshold);
+		zone_set_stat_threshold(z, (int8_t)threshold);
 		unsigned long tolerate = wmark_pages(z, WMARK_LOW) - wmark_pages(z, WMARK_MIN);
 		unsigned long max_drift = (unsigned long)online * (unsigned long)threshold;
 		if (max_drift > tolerate)
@@ -100,10 +105,7 @@ void set_pgdat_percpu_threshold(struct pglist_data *pgdat,
 		if (!zone->per_cpu_zonestats || !READ_ONCE(zone->percpu_drift_mark))
 			continue;
 		/* Stored into the s8 field as the kernel does: a value past 127 wraps. */
-		int8_t threshold = (int8_t)calculate_threshold(zone);
-		for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++)
-			if (cpu_online(zone->sim, cpu))
-				WRITE_ONCE(zone->per_cpu_zonestats[cpu].stat_threshold, threshold);
+		zone_set_stat_threshold(zone, (int8_t)calculate_threshold(zone));
 	}
 	pthread_mutex_unlock(&sim->hotplug_lock);
 }
