@@ -532,6 +532,8 @@ struct mm_limits {
 void mm_limits_default(struct mm_limits *lim);
 /* The limits fuzz target "fuzz_<x>" decodes with; -1 (and the defaults) if unknown. */
 int mm_limits_for_target(const char *target, struct mm_limits *lim);
+/* The fuzz targets that have a machine shape: "fuzz_buddy", ...; NULL past the last. */
+const char *mm_target_at(size_t i);
 
 struct mm_prog {
 	struct mm_config cfg;

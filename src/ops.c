@@ -136,6 +136,11 @@ int mm_limits_for_target(const char *target, struct mm_limits *lim)
 	return -1;
 }
 
+const char *mm_target_at(size_t i)
+{
+	return i < sizeof(target_shapes) / sizeof(target_shapes[0]) ? target_shapes[i].name : NULL;
+}
+
 void mm_prog_init(struct mm_prog *p)
 {
 	memset(p, 0, sizeof(*p));

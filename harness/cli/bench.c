@@ -22,7 +22,10 @@
  *    decode, and the bytes it writes;
  *  - executor throughput: fixed-seed random 512-byte inputs decoded and run
  *    by mm_exec_run(), as fuzz_common.c does per input, without sanitizers
- *    when built with the release preset.
+ *    when built with the release preset;
+ *  - the same inputs under each fuzz target's machine shape, their cost by
+ *    the CPU count of the machine they decode to (the sanitized figure:
+ *    the dev preset's mmfuzz).
  *
  * Every measurement repeats one deterministic round until --seconds have
  * passed. The per-op counts (zone-lock acquisitions, splits, merges, ops,
@@ -776,6 +779,111 @@ out:
 }
 
 /* ------------------------------------------------------------------------
+ * Per fuzz target: the same inputs under each target's machine shape
+ * ---------------------------------------------------------------------- */
+
+/* Machines by CPU count: the O(CPUs) work (pagesets, diffs, scans) dominates past 64. */
+static const unsigned int cpu_class_max[] = {4, 16, 64, 128, MM_MAX_CPUS};
+#define NR_CPU_CLASSES (sizeof(cpu_class_max) / sizeof(cpu_class_max[0]))
+
+struct target_ctx {
+	const struct inputs *in;
+	struct mm_limits lim;
+	struct mm_exec *ex;
+	struct mm_prog prog;
+	struct mm_exec_opts opts;
+	unsigned int cls[BENCH_INPUTS];
+	double secs[NR_CPU_CLASSES];
+	unsigned long failed;
+};
+
+static void target_round(void *arg)
+{
+	struct target_ctx *c = arg;
+	long failed_op;
+
+	for (unsigned int i = 0; i < BENCH_INPUTS; i++) {
+		double t0 = cli_now();
+		if (mm_decode(c->in->data[i], BENCH_INPUT_LEN, &c->lim, &c->prog) ||
+		    mm_exec_run(c->ex, &c->prog, &c->opts, &failed_op) < 0)
+			c->failed++;
+		c->secs[c->cls[i]] += cli_now() - t0;
+	}
+}
+
+static int bench_target(const struct inputs *in, const char *target, double seconds)
+{
+	struct target_ctx c = {.in = in, .ex = mm_exec_create()};
+	unsigned long n[NR_CPU_CLASSES] = {0}, rounds;
+	int ret = 0;
+
+	if (!c.ex || mm_limits_for_target(target, &c.lim)) {
+		mm_exec_destroy(c.ex);
+		fprintf(stderr, "mmfuzz: bench: cannot set up %s\n", target);
+		return -1;
+	}
+	mm_prog_init(&c.prog);
+	mm_exec_opts_default(&c.opts);
+	c.opts.on_violation = count_violation;
+	for (unsigned int i = 0; i < BENCH_INPUTS; i++) {
+		unsigned int cpus = 0, k = 0;
+		if (!mm_decode(in->data[i], BENCH_INPUT_LEN, &c.lim, &c.prog))
+			cpus = mm_config_nr_cpus(&c.prog.cfg);
+		while (k + 1 < NR_CPU_CLASSES && cpus > cpu_class_max[k])
+			k++;
+		c.cls[i] = k;
+		n[k]++;
+	}
+	target_round(&c); /* warm: buffers sized for the largest machine */
+	memset(c.secs, 0, sizeof(c.secs));
+	double t = time_rounds(target_round, &c, seconds, &rounds);
+	if (c.failed) {
+		fprintf(stderr, "mmfuzz: bench: %lu %s inputs could not be decoded or run\n",
+			c.failed, target);
+		ret = -1;
+	} else {
+		printf("%-16s %9.0f %9.2f", target, (double)rounds * BENCH_INPUTS / t,
+		       t * 1e6 / ((double)rounds * BENCH_INPUTS));
+		for (unsigned int k = 0; k < NR_CPU_CLASSES; k++) {
+			if (n[k])
+				printf(" %7.1f (%3lu)", c.secs[k] * 1e6 / ((double)rounds * n[k]),
+				       n[k]);
+			else
+				printf(" %13s", "-");
+		}
+		putchar('\n');
+	}
+	mm_prog_free(&c.prog);
+	mm_exec_destroy(c.ex);
+	return ret;
+}
+
+/*
+ * What one fuzz input costs each target, by the machine it decodes to: the
+ * executor's inputs again, under each target's limits, as
+ * mmfuzz_run_target() runs them (no libFuzzer: its own bookkeeping per run
+ * comes on top in the targets' exec/s).
+ */
+static int bench_targets(const struct inputs *in, double seconds)
+{
+	printf("per fuzz target: the %u inputs above under each target's machine shape;\n"
+	       "us/input by CPUs of the machine decoded (inputs in the class)\n",
+	       BENCH_INPUTS);
+	printf("%-16s %9s %9s", "target", "inputs/s", "us/input");
+	for (unsigned int k = 0; k < NR_CPU_CLASSES; k++) {
+		char head[24];
+		snprintf(head, sizeof(head), "%u-%u CPUs", k ? cpu_class_max[k - 1] + 1 : 1,
+			 cpu_class_max[k]);
+		printf(" %13s", head);
+	}
+	putchar('\n');
+	for (size_t i = 0; mm_target_at(i); i++)
+		if (bench_target(in, mm_target_at(i), seconds))
+			return -1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
  * The command
  * ---------------------------------------------------------------------- */
 
@@ -872,6 +980,10 @@ int cmd_bench(int argc, char **argv)
 	if (!ret) {
 		putchar('\n');
 		ret = bench_exec(in, seconds);
+	}
+	if (!ret) {
+		putchar('\n');
+		ret = bench_targets(in, seconds);
 	}
 	free(in);
 	if (ret)
