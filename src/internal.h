@@ -130,7 +130,7 @@ enum zone_stat_item {
 struct per_cpu_pages {
 	/* Pages this CPU allocated from the zone minus those it freed: only this CPU writes it. */
 	atomic_long nr_allocated;
-	int count; /* pages on the lists */
+	int count; /* pages on the lists; WRITE_ONCE: drain_all_pages() reads it unlocked */
 	int high;  /* runtime: 0 until first use, then in [high_min, high_max] */
 	int high_min, high_max, batch;
 	uint8_t flags, alloc_factor;

@@ -231,7 +231,7 @@ static int free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_pages
 			uint64_t pfn = pcp->tail[pindex];
 			pcp_list_del(pcp, sim, pindex, pfn);
 			count -= nr_pages;
-			pcp->count -= nr_pages;
+			WRITE_ONCE(pcp->count, pcp->count - nr_pages);
 			freed += nr_pages;
 			WRITE_ONCE(pfn_to_page(sim, pfn)->state, PG_FREE_TAIL);
 			__free_one_page(zone, pfn, order, get_pfnblock_migratetype(sim, pfn),
@@ -307,7 +307,7 @@ static void free_unref_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
 	pcp->alloc_factor >>= 1;
 	mark_pcp_page(pfn_to_page(sim, pfn), order, cpu);
 	pcp_list_add(pcp, sim, pindex, pfn, false);
-	pcp->count += 1 << order;
+	WRITE_ONCE(pcp->count, pcp->count + (1 << order));
 
 	batch = READ_ONCE(pcp->batch);
 	/* High-order frees without allocations in between fragment: flush them all. */
@@ -457,7 +457,7 @@ struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int mt,
 		int batch = nr_pcp_alloc(pcp, zone, order);
 		int alloced = rmqueue_bulk(zone, order, batch, pcp, pindex, mt, alloc_flags, cpu);
 
-		pcp->count += alloced << order;
+		WRITE_ONCE(pcp->count, pcp->count + (alloced << order));
 		if (pcp->head[pindex] == PFN_NIL) {
 			pcp_unlock(zone, cpu);
 			return NULL;
@@ -465,7 +465,7 @@ struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int mt,
 	}
 	pfn = pcp->head[pindex];
 	pcp_list_del(pcp, sim, pindex, pfn);
-	pcp->count -= 1 << order;
+	WRITE_ONCE(pcp->count, pcp->count - (1 << order));
 	pcp_unlock(zone, cpu);
 	return pfn_to_page(sim, pfn);
 }
@@ -514,7 +514,8 @@ void mm_drain_local_pages(struct mm_sim *sim)
  * models drain_all_pages(NULL): the kernel drains only the CPUs in its
  * cpus_with_pcps mask, built from each pcp->count read without the lock; a
  * list filled after that look waits for the next drain, in the kernel too.
- * A CPU's empty lists cost it nothing here either (no lock taken).
+ * A CPU's empty lists cost it nothing here either (no lock taken). So every
+ * update of pcp->count, under the lock, is a WRITE_ONCE.
  */
 void mm_drain_all_pages(struct mm_sim *sim)
 {
