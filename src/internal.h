@@ -121,11 +121,11 @@ enum zone_stat_item {
 #define PCPF_PREV_FREE_HIGH_ORDER 0x01
 #define PCPF_FREE_HIGH_BATCH	  0x02
 
-/* models struct per_cpu_pages (6.7+) */
 /*
- * Two cache lines: the counts and sizing every scan reads first, then the
- * lists. Its lock (pcp->lock in the kernel) is zone->pcp_locks[cpu]: a
- * pthread mutex would add a third line that only the list ops touch.
+ * models struct per_cpu_pages (6.7+), in two cache lines: the counts and
+ * sizing every scan reads first, then the lists. Its lock (pcp->lock in the
+ * kernel) is zone->pcp_locks[cpu]: a pthread mutex would add a third line
+ * that only the list ops touch.
  */
 struct per_cpu_pages {
 	/* Pages this CPU allocated from the zone minus those it freed: only this CPU writes it. */
@@ -137,6 +137,8 @@ struct per_cpu_pages {
 	short free_count;
 	uint32_t head[NR_PCP_LISTS], tail[NR_PCP_LISTS];
 } __attribute__((aligned(64))); /* one CPU's lists share no cache line with another's */
+
+_Static_assert(sizeof(struct per_cpu_pages) == 128, "a pageset is two cache lines");
 
 /* A pcp lock, on a cache line of its own like the pageset it guards. */
 struct pcp_lock {
@@ -650,19 +652,22 @@ struct mm_struct {
 	bool rss_one_by_one; /* each rss counter has its own allocation (the variant's mm_init) */
 };
 
+/*
+ * One cache slot for every per-cpu area a machine holds at once: the ops'
+ * counters, vm_committed_as and each mm's rss counters.
+ */
+#define PCPU_CACHE_SLOTS (2 + MM_MAX_MMS)
+
 struct pcpu_state {
 	spinlock_t percpu_counters_lock;
 	struct list_head percpu_counters;
 	int percpu_counter_batch;
 	long pcpu_live; /* per-cpu allocations not yet freed (the ledger) */
-			/*
-			 * Freed per-cpu areas kept for reuse, by size: every fuzz input frees
-			 * and re-allocates the same boot counters, and a malloc per input
-			 * costs page faults under ASan. A leaked area is still unreachable.
-			 * One slot for every area a machine can hold at once: the ops'
-			 * counters, vm_committed_as and each mm's rss counters.
-			 */
-#define PCPU_CACHE_SLOTS (2 + MM_MAX_MMS)
+	/*
+	 * Freed per-cpu areas kept for reuse, by size: every fuzz input frees
+	 * and re-allocates the same boot counters, and a malloc per input
+	 * costs page faults under ASan. A leaked area is still unreachable.
+	 */
 	void *pcpu_cache[PCPU_CACHE_SLOTS];
 	size_t pcpu_cache_size[PCPU_CACHE_SLOTS];
 	unsigned int fail_countdown; /* the Nth next per-cpu allocation fails (0: none) */

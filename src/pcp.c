@@ -613,7 +613,7 @@ int mm_pcp_info(const struct mm_sim *sim, int node, enum zone_type zt, int cpu,
 	return 0;
 }
 
-/* One pass over the pagesets' first cache line (zone_pcp_totals() in internal.h). */
+/* Both sums come from the pagesets' first cache line: one pass. */
 MM_SCAN void zone_pcp_totals(const struct zone *z, long *pcp, long *allocated)
 {
 	long p = 0, a = 0;
