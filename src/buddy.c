@@ -488,10 +488,6 @@ MM_NO_COVERAGE MM_NO_ASAN static uint64_t first_bad_tail(const struct page *head
 	return nr;
 }
 
-struct pcp_totals {
-	long pcp, allocated;
-};
-
 /* totals: zone_pcp_totals() if the caller has them already, or NULL */
 MM_NO_COVERAGE static unsigned long check_counts(struct zone *zone, const struct pcp_totals *totals)
 {
@@ -522,11 +518,7 @@ MM_NO_COVERAGE static unsigned long check_counts(struct zone *zone, const struct
 	 */
 	if (!zone->sim->serial)
 		return bad;
-	struct pcp_totals t;
-	if (totals)
-		t = *totals;
-	else
-		zone_pcp_totals(zone, &t.pcp, &t.allocated);
+	struct pcp_totals t = totals ? *totals : zone_pcp_totals(zone);
 	long alloc = t.allocated, pcp = t.pcp;
 	long managed = (long)zone_managed_pages(zone);
 	/* Compaction's isolated free pages (cc->freepages) are off the lists but not allocated. */
@@ -722,8 +714,7 @@ MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone)
 			    "pages in free blocks vs pages on the free lists");
 		bad++;
 	}
-	struct pcp_totals t;
-	zone_pcp_totals(zone, &t.pcp, &t.allocated);
+	struct pcp_totals t = zone_pcp_totals(zone);
 	/* Pages compaction isolated look allocated (they are its own) but are not counted so. */
 	if (nalloc != (unsigned long)(t.allocated + zone->nr_isolated_free)) {
 		zone_report(zone, "INV-ZONE-CONSERVATION", -1, (long long)nalloc,

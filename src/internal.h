@@ -385,7 +385,10 @@ static inline void zone_account_allocated(struct zone *z, long nr_pages)
  * Σ over the CPUs of the pages on the zone's pcp lists and of the pages
  * they allocated (nr_allocated), in one pass. Only exact when quiescent.
  */
-void zone_pcp_totals(const struct zone *z, long *pcp, long *allocated);
+struct pcp_totals {
+	long pcp, allocated;
+};
+struct pcp_totals zone_pcp_totals(const struct zone *z);
 
 static inline int clamp_int(int v, int lo, int hi)
 {

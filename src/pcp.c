@@ -614,18 +614,17 @@ int mm_pcp_info(const struct mm_sim *sim, int node, enum zone_type zt, int cpu,
 }
 
 /* Both sums come from the pagesets' first cache line: one pass. */
-MM_SCAN void zone_pcp_totals(const struct zone *z, long *pcp, long *allocated)
+MM_SCAN struct pcp_totals zone_pcp_totals(const struct zone *z)
 {
-	long p = 0, a = 0;
+	struct pcp_totals t = {0, 0};
 
 	if (z->per_cpu_pageset)
 		for (unsigned int cpu = 0; cpu < z->sim->nr_cpus; cpu++) {
 			const struct per_cpu_pages *s = &z->per_cpu_pageset[cpu];
-			p += READ_ONCE(s->count);
-			a += atomic_load_explicit(&s->nr_allocated, memory_order_relaxed);
+			t.pcp += READ_ONCE(s->count);
+			t.allocated += atomic_load_explicit(&s->nr_allocated, memory_order_relaxed);
 		}
-	*pcp = p;
-	*allocated = a;
+	return t;
 }
 
 /* ------------------------------------------------------------------------

@@ -347,8 +347,7 @@ int mm_zone_info(const struct mm_sim *sim, int node, enum zone_type zt, struct m
 	out->nr_free_exact = z->vm_stat_exact[NR_FREE_PAGES];
 	out->min_exact_free = z->min_exact_free;
 	out->max_drift = z->max_drift;
-	long allocated;
-	zone_pcp_totals(z, &out->nr_pcp_pages, &allocated);
+	out->nr_pcp_pages = zone_pcp_totals(z).pcp;
 	out->pcp_batch = z->pageset_batch;
 	out->pcp_high_min = z->pageset_high_min;
 	out->pcp_high_max = z->pageset_high_max;
