@@ -700,14 +700,22 @@ static int bench_reset(const struct inputs *in, double seconds)
  * The executor: decode + run, per input, as the fuzz targets do
  * ---------------------------------------------------------------------- */
 
+/* Machines by CPU count: the O(CPUs) work (pagesets, diffs, scans) dominates past 64. */
+static const unsigned int cpu_class_max[] = {4, 16, 64, 128, MM_MAX_CPUS};
+#define NR_CPU_CLASSES (sizeof(cpu_class_max) / sizeof(cpu_class_max[0]))
+
 struct exec_ctx {
 	const struct inputs *in;
+	struct mm_limits lim; /* the inputs' or a fuzz target's */
 	struct mm_exec *ex;
 	struct mm_prog prog;
 	struct mm_exec_opts opts;
 	unsigned long failed;
 	bool count; /* the first round: sum the counts below */
 	unsigned long long ops, skipped, locks, full_checks, allocs, alloc_fail;
+	bool timed; /* time each input into secs[] by its cls[] */
+	unsigned int cls[BENCH_INPUTS];
+	double secs[NR_CPU_CLASSES];
 };
 
 static void exec_round(void *arg)
@@ -716,8 +724,12 @@ static void exec_round(void *arg)
 	long failed_op;
 
 	for (unsigned int i = 0; i < BENCH_INPUTS; i++) {
-		if (mm_decode(c->in->data[i], BENCH_INPUT_LEN, &c->in->lim, &c->prog) ||
-		    mm_exec_run(c->ex, &c->prog, &c->opts, &failed_op) < 0) {
+		double t0 = c->timed ? cli_now() : 0;
+		int bad = mm_decode(c->in->data[i], BENCH_INPUT_LEN, &c->lim, &c->prog) ||
+			  mm_exec_run(c->ex, &c->prog, &c->opts, &failed_op) < 0;
+		if (c->timed)
+			c->secs[c->cls[i]] += cli_now() - t0;
+		if (bad) {
 			c->failed++;
 			continue;
 		}
@@ -736,7 +748,7 @@ static void exec_round(void *arg)
 
 static int bench_exec(const struct inputs *in, double seconds)
 {
-	struct exec_ctx c = {.in = in, .ex = mm_exec_create(), .count = true};
+	struct exec_ctx c = {.in = in, .lim = in->lim, .ex = mm_exec_create(), .count = true};
 	unsigned long rounds;
 	int ret = 0;
 
@@ -782,38 +794,9 @@ out:
  * Per fuzz target: the same inputs under each target's machine shape
  * ---------------------------------------------------------------------- */
 
-/* Machines by CPU count: the O(CPUs) work (pagesets, diffs, scans) dominates past 64. */
-static const unsigned int cpu_class_max[] = {4, 16, 64, 128, MM_MAX_CPUS};
-#define NR_CPU_CLASSES (sizeof(cpu_class_max) / sizeof(cpu_class_max[0]))
-
-struct target_ctx {
-	const struct inputs *in;
-	struct mm_limits lim;
-	struct mm_exec *ex;
-	struct mm_prog prog;
-	struct mm_exec_opts opts;
-	unsigned int cls[BENCH_INPUTS];
-	double secs[NR_CPU_CLASSES];
-	unsigned long failed;
-};
-
-static void target_round(void *arg)
-{
-	struct target_ctx *c = arg;
-	long failed_op;
-
-	for (unsigned int i = 0; i < BENCH_INPUTS; i++) {
-		double t0 = cli_now();
-		if (mm_decode(c->in->data[i], BENCH_INPUT_LEN, &c->lim, &c->prog) ||
-		    mm_exec_run(c->ex, &c->prog, &c->opts, &failed_op) < 0)
-			c->failed++;
-		c->secs[c->cls[i]] += cli_now() - t0;
-	}
-}
-
 static int bench_target(const struct inputs *in, const char *target, double seconds)
 {
-	struct target_ctx c = {.in = in, .ex = mm_exec_create()};
+	struct exec_ctx c = {.in = in, .ex = mm_exec_create(), .timed = true};
 	unsigned long n[NR_CPU_CLASSES] = {0}, rounds;
 	int ret = 0;
 
@@ -834,9 +817,9 @@ static int bench_target(const struct inputs *in, const char *target, double seco
 		c.cls[i] = k;
 		n[k]++;
 	}
-	target_round(&c); /* warm: buffers sized for the largest machine */
+	exec_round(&c); /* warm: buffers sized for the largest machine */
 	memset(c.secs, 0, sizeof(c.secs));
-	double t = time_rounds(target_round, &c, seconds, &rounds);
+	double t = time_rounds(exec_round, &c, seconds, &rounds);
 	if (c.failed) {
 		fprintf(stderr, "mmfuzz: bench: %lu %s inputs could not be decoded or run\n",
 			c.failed, target);
