@@ -400,7 +400,7 @@ long long mm_alloc_pages(struct mm_sim *sim, unsigned int order, unsigned int gf
 {
 	struct alloc_context ac = {0};
 	struct page *page;
-	int cpu = mm_current_cpu();
+	int cpu = smp_processor_id();
 
 	if (order > sim->max_order)
 		return -1;
@@ -511,7 +511,7 @@ void mm_free_pages(struct mm_sim *sim, uint64_t pfn, unsigned int order, uint32_
 {
 	if (pfn >= sim->max_pfn || order > sim->max_order ||
 	    pfn_to_page(sim, pfn)->state <= PG_RESERVED) {
-		mm_report_violation(sim, "INV-FREE-BAD", -1, -1, mm_current_cpu(), (long long)pfn,
+		mm_report_violation(sim, "INV-FREE-BAD", -1, -1, smp_processor_id(), (long long)pfn,
 				    order, -1, "freeing a pfn that no zone hands out");
 		return;
 	}

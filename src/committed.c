@@ -106,7 +106,7 @@ static void check_never_admission(struct mm_sim *sim, long allowed, long pages)
 
 	if (exact > limit)
 		mm_report_violation(
-			sim, "INV-COMMIT-NEVER", -1, -1, mm_current_cpu(), -1, limit, exact,
+			sim, "INV-COMMIT-NEVER", -1, -1, smp_processor_id(), -1, limit, exact,
 			"OVERCOMMIT_NEVER admitted %ld pages: committed %lld > allowed "
 			"%ld - 1 + (batch %d - 1) x %u online CPUs",
 			pages, (long long)exact, allowed, s->never_bound, mm_num_online_cpus(sim));
@@ -165,7 +165,7 @@ int mm_vm_enough_memory(struct mm_sim *sim, unsigned long total_vm, long pages, 
 int mm_set_overcommit_memory(struct mm_sim *sim, int policy)
 {
 	struct pcpu_state *s = sim->pcc;
-	int cpu = mm_current_cpu();
+	int cpu = smp_processor_id();
 
 	if (policy < MM_OVERCOMMIT_GUESS || policy > MM_OVERCOMMIT_NEVER)
 		return -1;

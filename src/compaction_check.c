@@ -186,7 +186,7 @@ void compact_check_migrated(struct mm_sim *sim, const struct mm_handle *h, uint6
 	    page->state == PG_ALLOC && page->order == 0)
 		return;
 	mm_report_violation(sim, "INV-COMPACT-MIGRATE-STAMP", page_zone(sim, page)->node,
-			    (int)page_zone(sim, page)->type, mm_current_cpu(), (long long)dst,
+			    (int)page_zone(sim, page)->type, smp_processor_id(), (long long)dst,
 			    h->gen, page->stamp.gen,
 			    "migrated page holds owner %u, its handle expects owner %u at pfn %lld",
 			    page->stamp.owner, owner, h->pfn);

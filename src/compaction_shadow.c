@@ -42,10 +42,16 @@ struct compact_snapshot {
 	struct page *pages;
 	uint8_t *pb;
 	struct mm_handle *handles, *fill;
-	uint8_t *cpu_stats;		    /* bytes: struct mm_cpu_stats is cache-line aligned */
-	struct per_cpu_zonestat *zonestats; /* the zone's vmstat diffs, one per CPU */
+	/*
+	 * A pass runs on one CPU and counts, and moves vmstat diffs, on that
+	 * CPU only: its entries are all it can change (a 256-CPU machine's
+	 * would be 48 KiB a copy).
+	 */
+	unsigned int cpu;
+	uint8_t cpu_stats[sizeof(struct mm_cpu_stats)]; /* bytes: the type is cache-line aligned */
+	struct per_cpu_zonestat zonestat;
 	long vm_zone_stat[NR_VM_ZONE_STAT_ITEMS];
-	size_t pages_cap, pb_cap, handles_cap, fill_cap, cpu_cap, zonestats_cap;
+	size_t pages_cap, pb_cap, handles_cap, fill_cap;
 	struct mm_compact_stats stats;
 };
 
@@ -78,14 +84,11 @@ static bool snapshot_save(struct compact_snapshot *s, struct zone *z)
 {
 	struct mm_sim *sim = z->sim;
 	struct compact_state *cs = sim->compact;
-	size_t cpu_bytes = sim->nr_cpus * sizeof(struct mm_cpu_stats);
 
 	if (fit(&s->pages, &s->pages_cap, z->spanned_pages, sizeof(struct page)) ||
 	    fit(&s->pb, &s->pb_cap, nr_blocks(z), 1) ||
 	    fit(&s->handles, &s->handles_cap, sim->nr_handles + 1, sizeof(struct mm_handle)) ||
-	    fit(&s->fill, &s->fill_cap, cs->nr_fill + 1, sizeof(struct mm_handle)) ||
-	    fit(&s->cpu_stats, &s->cpu_cap, cpu_bytes, 1) ||
-	    fit(&s->zonestats, &s->zonestats_cap, sim->nr_cpus, sizeof(*s->zonestats)))
+	    fit(&s->fill, &s->fill_cap, cs->nr_fill + 1, sizeof(struct mm_handle)))
 		return false;
 	memcpy(s->zone, z, sizeof(*z));
 	memcpy(s->pages, pfn_to_page(sim, z->zone_start_pfn),
@@ -94,8 +97,11 @@ static bool snapshot_save(struct compact_snapshot *s, struct zone *z)
 	if (sim->handles)
 		memcpy(s->handles, sim->handles, sim->nr_handles * sizeof(struct mm_handle));
 	memcpy(s->fill, cs->fill, cs->nr_fill * sizeof(struct mm_handle));
-	memcpy(s->cpu_stats, sim->cpu_stats, cpu_bytes);
-	memcpy(s->zonestats, z->per_cpu_zonestats, sim->nr_cpus * sizeof(*s->zonestats));
+	s->cpu = (unsigned int)smp_processor_id();
+	if (s->cpu >= sim->nr_cpus)
+		s->cpu = 0; /* as this_cpu_stats() */
+	memcpy(s->cpu_stats, this_cpu_stats(sim), sizeof(s->cpu_stats));
+	s->zonestat = z->per_cpu_zonestats[s->cpu];
 	for (int i = 0; i < NR_VM_ZONE_STAT_ITEMS; i++)
 		s->vm_zone_stat[i] = atomic_long_read(&sim->vm_zone_stat[i]);
 	s->stats = cs->stats;
@@ -117,8 +123,8 @@ static void snapshot_restore(const struct compact_snapshot *s, struct zone *z)
 	if (sim->handles)
 		memcpy(sim->handles, s->handles, sim->nr_handles * sizeof(struct mm_handle));
 	memcpy(cs->fill, s->fill, cs->nr_fill * sizeof(struct mm_handle));
-	memcpy(sim->cpu_stats, s->cpu_stats, sim->nr_cpus * sizeof(struct mm_cpu_stats));
-	memcpy(z->per_cpu_zonestats, s->zonestats, sim->nr_cpus * sizeof(*s->zonestats));
+	memcpy(this_cpu_stats(sim), s->cpu_stats, sizeof(s->cpu_stats));
+	z->per_cpu_zonestats[s->cpu] = s->zonestat;
 	for (int i = 0; i < NR_VM_ZONE_STAT_ITEMS; i++)
 		atomic_long_set(&sim->vm_zone_stat[i], s->vm_zone_stat[i]);
 	cs->stats = s->stats;
@@ -200,8 +206,6 @@ void _mm_compaction_shadow_destroy(struct compact_state *cs)
 		free(s[i]->pb);
 		free(s[i]->handles);
 		free(s[i]->fill);
-		free(s[i]->cpu_stats);
-		free(s[i]->zonestats);
 		free(s[i]);
 	}
 	cs->before = cs->after = NULL;

@@ -237,6 +237,8 @@ long mm_exec_run(struct mm_exec *ex, const struct mm_prog *p, const struct mm_ex
 	ex->sim->serial = true;
 	mm_sim_set_strict_watermarks(ex->sim, o->strict_watermarks);
 	mm_sim_set_violation_handler(ex->sim, on_violation, ex);
+	if (o->on_boot)
+		o->on_boot(o->arg);
 
 	/*
 	 * A full scan of a machine no op has changed since the last one would

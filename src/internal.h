@@ -35,7 +35,11 @@
  * input: a 256-CPU machine has 2048 (zone, cpu) pagesets. The loops index
  * arrays the machine sized for nr_cpus; the sanitizers' checks and the
  * coverage counters there cost more than the loads they guard and catch
- * nothing the full checks do not. The inline helpers such a loop calls are
+ * nothing the full checks do not. A loop an op runs over every CPU (a
+ * snapshot read, a counter sum, drain_all_pages()'s look for pcp pages)
+ * is one too: its counter's hit count is the machine's CPU count, and
+ * libFuzzer would keep inputs for nothing but a bigger machine, each
+ * costlier to run. The inline helpers such a loop calls are
  * MM_SCAN_INLINE, or they would not inline into it (nor shed their checks).
  */
 #define MM_SCAN	       MM_NO_COVERAGE MM_NO_SANITIZE
@@ -369,13 +373,21 @@ struct mm_sim {
 };
 
 /*
- * The kernel's clamp(): hi wins when lo > hi, which pcp sizing produces
- * when the low mark exceeds managed / 8 (high_min > high_max).
+ * models smp_processor_id(): the simulated CPU the calling thread runs as
+ * (topology.c). Inline, as mm_current_cpu() is not: every vmstat diff and
+ * every stat an op counts asks for it.
  */
+extern _Thread_local int _mm_current_cpu;
+
+static inline int smp_processor_id(void)
+{
+	return _mm_current_cpu;
+}
+
 /* Pages allocated from the zone, counted on the CPU that allocated or freed them. */
 static inline void zone_account_allocated(struct zone *z, long nr_pages)
 {
-	unsigned int cpu = (unsigned int)mm_current_cpu();
+	unsigned int cpu = (unsigned int)smp_processor_id();
 
 	this_cpu_long_add(&z->per_cpu_pageset[cpu < z->sim->nr_cpus ? cpu : 0].nr_allocated,
 			  nr_pages);
@@ -390,6 +402,10 @@ struct pcp_totals {
 };
 struct pcp_totals zone_pcp_totals(const struct zone *z);
 
+/*
+ * The kernel's clamp(): hi wins when lo > hi, which pcp sizing produces
+ * when the low mark exceeds managed / 8 (high_min > high_max).
+ */
 static inline int clamp_int(int v, int lo, int hi)
 {
 	return v >= hi ? hi : v <= lo ? lo : v;
@@ -458,7 +474,7 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
 /* The calling thread's simulated CPU's counters. */
 static inline struct mm_cpu_stats *this_cpu_stats(struct mm_sim *sim)
 {
-	unsigned int cpu = (unsigned int)mm_current_cpu();
+	unsigned int cpu = (unsigned int)smp_processor_id();
 
 	return &sim->cpu_stats[cpu < sim->nr_cpus ? cpu : 0];
 }
@@ -611,7 +627,7 @@ void mm_report_violation(struct mm_sim *sim, const char *id, int node, int zone,
 			 long long pfn, long long expected, long long actual, const char *fmt, ...)
 	__attribute__((format(printf, 9, 10)));
 #define zone_report(z, id, pfn, exp, act, ...)                                                     \
-	mm_report_violation((z)->sim, id, (z)->node, (int)(z)->type, mm_current_cpu(), pfn, exp,   \
+	mm_report_violation((z)->sim, id, (z)->node, (int)(z)->type, smp_processor_id(), pfn, exp, \
 			    act, __VA_ARGS__)
 
 /* alloc.c */
@@ -738,6 +754,8 @@ void percpu_counter_cpu_online(struct mm_sim *sim, unsigned int cpu);
 /* Checker: INV-PCPU-SUM and INV-PCPU-DRIFT of one counter; returns violations. */
 unsigned long _mm_pcpu_check_counter(struct mm_sim *sim, struct percpu_counter *fbc,
 				     const char *what, int idx);
+/* The same for a group of nr counters (at most MM_MAX_PCPU_COUNTERS): true if all hold. */
+bool _mm_pcpu_group_ok(struct mm_sim *sim, struct percpu_counter *fbc, unsigned int nr);
 int _mm_pcpu_state_reset(struct mm_sim *sim);
 void _mm_pcpu_state_destroy(struct mm_sim *sim);
 

@@ -53,10 +53,14 @@ long long mm_get_mm_counter(const struct mm_sim *sim, int idx, int type)
 	return percpu_counter_read_positive(&mm->rss_stat[type]);
 }
 
-static void check_mm_counters(struct mm_sim *sim, struct mm_struct *mm, int idx)
+static unsigned long check_mm_counters(struct mm_sim *sim, struct mm_struct *mm, int idx)
 {
-	for (int i = 0; i < NR_MM_COUNTERS; i++)
-		_mm_pcpu_check_counter(sim, &mm->rss_stat[i], rss_names[i], idx);
+	unsigned long bad = 0;
+
+	if (!_mm_pcpu_group_ok(sim, mm->rss_stat, NR_MM_COUNTERS))
+		for (int i = 0; i < NR_MM_COUNTERS; i++)
+			bad += _mm_pcpu_check_counter(sim, &mm->rss_stat[i], rss_names[i], idx);
+	return bad;
 }
 
 /* ------------------------------------------------------------------------
@@ -125,12 +129,13 @@ static void check_mm(struct mm_sim *sim, struct mm_struct *mm, int idx)
 		int64_t truth = READ_ONCE(fbc->truth);
 
 		if (truth)
-			mm_report_violation(sim, "INV-RSS-BAD-STATE", -1, -1, mm_current_cpu(), -1,
-					    0, truth, "BUG: Bad rss-counter state mm:m%d type:%s",
-					    idx, rss_names[i]);
+			mm_report_violation(
+				sim, "INV-RSS-BAD-STATE", -1, -1, smp_processor_id(), -1, 0, truth,
+				"BUG: Bad rss-counter state mm:m%d type:%s", idx, rss_names[i]);
 		if ((x != 0) != (truth != 0))
 			mm_report_violation(
-				sim, "INV-RSS-CHECK-AGREES", -1, -1, mm_current_cpu(), -1, truth, x,
+				sim, "INV-RSS-CHECK-AGREES", -1, -1, smp_processor_id(), -1, truth,
+				x,
 				"check_mm of m%d %s: the model sees %lld, the exact sum "
 				"is %lld",
 				idx, rss_names[i], (long long)x, (long long)truth);
@@ -288,7 +293,7 @@ unsigned long _mm_mm_check_ledger(struct mm_sim *sim)
 		want_listed += NR_MM_COUNTERS;
 	}
 	if (s->pcpu_live != want) {
-		mm_report_violation(sim, "INV-PCPU-LEAK", -1, -1, mm_current_cpu(), -1, want,
+		mm_report_violation(sim, "INV-PCPU-LEAK", -1, -1, smp_processor_id(), -1, want,
 				    s->pcpu_live,
 				    "per-cpu allocations alive: %ld, the live mms and counters "
 				    "own %ld",
@@ -297,9 +302,9 @@ unsigned long _mm_mm_check_ledger(struct mm_sim *sim)
 	}
 	listed = mm_pcpu_counters_listed(sim);
 	if (listed != want_listed) {
-		mm_report_violation(sim, "INV-PCPU-LIST", -1, -1, mm_current_cpu(), -1, want_listed,
-				    listed, "percpu_counters list holds %u counters, %u are live",
-				    listed, want_listed);
+		mm_report_violation(
+			sim, "INV-PCPU-LIST", -1, -1, smp_processor_id(), -1, want_listed, listed,
+			"percpu_counters list holds %u counters, %u are live", listed, want_listed);
 		bad++;
 	}
 	return bad;
@@ -313,13 +318,12 @@ MM_NO_COVERAGE unsigned long _mm_counters_check_full(struct mm_sim *sim)
 	/* Untouched since the reset, the counters are as the reset built them. */
 	if (!s || !s->touched)
 		return 0;
-	for (int i = 0; i < MM_MAX_PCPU_COUNTERS; i++)
-		bad += _mm_pcpu_check_counter(sim, &s->ctr[i], "c", i);
+	if (!_mm_pcpu_group_ok(sim, s->ctr, MM_MAX_PCPU_COUNTERS))
+		for (int i = 0; i < MM_MAX_PCPU_COUNTERS; i++)
+			bad += _mm_pcpu_check_counter(sim, &s->ctr[i], "c", i);
 	for (int m = 0; m < MM_MAX_MMS; m++)
 		if (s->mm[m].live)
-			for (int i = 0; i < NR_MM_COUNTERS; i++)
-				bad += _mm_pcpu_check_counter(sim, &s->mm[m].rss_stat[i],
-							      rss_names[i], m);
+			bad += check_mm_counters(sim, &s->mm[m], m);
 	bad += _mm_committed_check(sim);
 	bad += _mm_mm_check_ledger(sim);
 	return bad;

@@ -600,6 +600,12 @@ struct mm_exec_opts {
 	bool strict_watermarks; /* see mm_sim_set_strict_watermarks() */
 	mm_violation_fn on_violation;
 	void *arg;
+	/*
+	 * Called with arg once the machine has booted, before the first op
+	 * (NULL: nothing). The fuzz targets clear their coverage counters
+	 * there: see harness/fuzz_common.c.
+	 */
+	void (*on_boot)(void *arg);
 };
 
 void mm_exec_opts_default(struct mm_exec_opts *o);

@@ -349,7 +349,7 @@ static void free_unref_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
 void free_unref_page(struct mm_sim *sim, uint64_t pfn, unsigned int order)
 {
 	struct zone *zone = page_zone(sim, pfn_to_page(sim, pfn));
-	unsigned int cpu = (unsigned int)mm_current_cpu();
+	unsigned int cpu = (unsigned int)smp_processor_id();
 	int mt = get_pfnblock_migratetype(sim, pfn);
 	struct per_cpu_pages *pcp;
 
@@ -445,7 +445,7 @@ struct page *rmqueue_pcplist(struct zone *zone, unsigned int order, int mt,
 			     unsigned int alloc_flags)
 {
 	struct mm_sim *sim = zone->sim;
-	unsigned int cpu = (unsigned int)mm_current_cpu();
+	unsigned int cpu = (unsigned int)smp_processor_id();
 	struct per_cpu_pages *pcp = zone_pcp(zone, cpu);
 	int pindex = order_to_pindex(mt, order);
 	uint64_t pfn;
@@ -504,7 +504,7 @@ long drain_pages_zone(unsigned int cpu, struct zone *zone)
 
 void mm_drain_local_pages(struct mm_sim *sim)
 {
-	unsigned int cpu = (unsigned int)mm_current_cpu();
+	unsigned int cpu = (unsigned int)smp_processor_id();
 
 	for_each_zone(sim, z)
 		drain_pages_zone(cpu, z);
@@ -517,9 +517,19 @@ void mm_drain_local_pages(struct mm_sim *sim)
  * A CPU's empty lists cost it nothing here either (no lock taken). So every
  * update of pcp->count, under the lock, is a WRITE_ONCE.
  */
+MM_SCAN static unsigned int next_cpu_with_pcps(const struct mm_sim *sim, unsigned int cpu)
+{
+	for (; cpu < sim->nr_cpus; cpu++)
+		for_each_zone(sim, z)
+			if (z->per_cpu_pageset && READ_ONCE(z->per_cpu_pageset[cpu].count))
+				return cpu;
+	return cpu;
+}
+
 void mm_drain_all_pages(struct mm_sim *sim)
 {
-	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
+	for (unsigned int cpu = next_cpu_with_pcps(sim, 0); cpu < sim->nr_cpus;
+	     cpu = next_cpu_with_pcps(sim, cpu + 1))
 		for_each_zone(sim, z)
 			if (z->per_cpu_pageset && READ_ONCE(z->per_cpu_pageset[cpu].count))
 				drain_pages_zone(cpu, z);

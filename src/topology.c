@@ -6,16 +6,16 @@
  */
 #include "internal.h"
 
-static _Thread_local int current_cpu;
+_Thread_local int _mm_current_cpu;
 
 void mm_set_current_cpu(int cpu)
 {
-	current_cpu = cpu;
+	_mm_current_cpu = cpu;
 }
 
 int mm_current_cpu(void)
 {
-	return current_cpu;
+	return smp_processor_id();
 }
 
 MM_NO_COVERAGE void _mm_topology_init(struct mm_sim *sim)

@@ -112,7 +112,7 @@ void set_pgdat_percpu_threshold(struct pglist_data *pgdat,
 
 static struct per_cpu_zonestat *this_cpu_zonestat(struct zone *zone)
 {
-	unsigned int cpu = (unsigned int)mm_current_cpu();
+	unsigned int cpu = (unsigned int)smp_processor_id();
 
 	return &zone->per_cpu_zonestats[cpu < zone->sim->nr_cpus ? cpu : 0];
 }
@@ -183,18 +183,27 @@ void __dec_zone_state(struct zone *zone, enum zone_stat_item item)
  * diff, each a cache line another CPU owns. Offline CPUs were folded when
  * they died.
  */
+MM_SCAN static long online_diffs_sum(const struct zone *zone, enum zone_stat_item item,
+				     unsigned int self, unsigned long *lines)
+{
+	long sum = 0;
+
+	for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++) {
+		if (!cpu_online(zone->sim, cpu))
+			continue;
+		sum += READ_ONCE(zone->per_cpu_zonestats[cpu].vm_stat_diff[item]);
+		*lines += cpu != self;
+	}
+	return sum;
+}
+
 long zone_page_state_snapshot(struct zone *zone, enum zone_stat_item item)
 {
 	struct mm_sim *sim = zone->sim;
-	long x = atomic_long_read(&zone->vm_stat[item]);
 	unsigned long lines = 0;
+	long x = atomic_long_read(&zone->vm_stat[item]) +
+		 online_diffs_sum(zone, item, (unsigned int)smp_processor_id(), &lines);
 
-	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
-		if (!cpu_online(sim, cpu))
-			continue;
-		x += READ_ONCE(zone->per_cpu_zonestats[cpu].vm_stat_diff[item]);
-		lines += cpu != (unsigned int)mm_current_cpu();
-	}
 	count_event(sim, snapshot_reads);
 	count_events(sim, snapshot_remote_lines, lines);
 	return x < 0 ? 0 : x;
@@ -261,6 +270,18 @@ MM_SCAN long _mm_vmstat_drift_bound(const struct zone *zone, enum zone_stat_item
  * for the old gap do not count: the guarantee lapses until the next
  * refresh (docs/vmstat.md).
  */
+MM_SCAN static bool online_thresholds_are(const struct zone *zone, int8_t want)
+{
+	for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++) {
+		const struct per_cpu_zonestat *pcp = &zone->per_cpu_zonestats[cpu];
+		if (!cpu_online(zone->sim, cpu))
+			continue;
+		if (pcp->stat_threshold != want || pcp->update_threshold[NR_FREE_PAGES] != want)
+			return false;
+	}
+	return true;
+}
+
 bool _mm_vmstat_pressure_in_force(const struct zone *zone)
 {
 	const struct mm_sim *sim = zone->sim;
@@ -274,14 +295,7 @@ bool _mm_vmstat_pressure_in_force(const struct zone *zone)
 	int normal = sim->policy.normal_threshold(zone);
 	int8_t want = (int8_t)((long)online * normal > gap ? sim->policy.pressure_threshold(zone)
 							   : normal);
-	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
-		const struct per_cpu_zonestat *pcp = &zone->per_cpu_zonestats[cpu];
-		if (!cpu_online(sim, cpu))
-			continue;
-		if (pcp->stat_threshold != want || pcp->update_threshold[NR_FREE_PAGES] != want)
-			return false;
-	}
-	return true;
+	return online_thresholds_are(zone, want);
 }
 
 /*
