@@ -217,6 +217,49 @@ START_TEST(test_hotplug_fold)
 }
 END_TEST
 
+/*
+ * The full check reads a group of counters in one pass and only goes
+ * counter by counter when the group fails: a bad local anywhere in the
+ * group must still be reported, by the counter and CPU it is on.
+ */
+START_TEST(test_group_check_reports)
+{
+	struct mm_sim *sim = counters_sim(8, NULL);
+	struct percpu_counter *c = sim->pcc->ctr;
+	struct vrec vr;
+
+	vrec_init(&vr);
+	mm_sim_set_violation_handler(sim, vrec_handler, &vr);
+	mm_set_current_cpu(6);
+	mm_pcpu_add(sim, 13, 5, 0);
+	sim->pcc->touched = true; /* as the executor marks a counter op */
+	ck_assert(_mm_pcpu_group_ok(sim, c, MM_MAX_PCPU_COUNTERS));
+	ck_assert_uint_eq(_mm_counters_check_full(sim), 0);
+
+	/* c13's local on CPU 6 past what its batch allows (the maxb shadow says 32) */
+	c[13].counters[6 * c[13].stride] = 40;
+	c[13].truth += 35;
+	ck_assert(!_mm_pcpu_group_ok(sim, c, MM_MAX_PCPU_COUNTERS));
+	ck_assert_uint_eq(_mm_counters_check_full(sim), 1);
+	ck_assert_uint_eq(vr.n, 1);
+	ck_assert_str_eq(vr.id[0], "INV-PCPU-DRIFT");
+	ck_assert_msg(strstr(vr.first, "c13") && strstr(vr.first, "cpu=6"), "%s", vr.first);
+	c[13].counters[6 * c[13].stride] = 5;
+	c[13].truth -= 35;
+	ck_assert(_mm_pcpu_group_ok(sim, c, MM_MAX_PCPU_COUNTERS));
+
+	/* the sum: one amount the counter never saw, on the first counter of the group */
+	c[0].truth += 1;
+	ck_assert(!_mm_pcpu_group_ok(sim, c, MM_MAX_PCPU_COUNTERS));
+	vrec_init(&vr);
+	ck_assert_uint_eq(_mm_counters_check_full(sim), 1);
+	ck_assert_str_eq(vr.id[0], "INV-PCPU-SUM");
+	c[0].truth -= 1;
+	ck_assert(_mm_pcpu_group_ok(sim, c, MM_MAX_PCPU_COUNTERS));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------
  * fork, init_many, check_mm
  * ---------------------------------------------------------------------- */
@@ -396,6 +439,7 @@ static Suite *counters_suite(void)
 	tcase_add_test(tc, test_fold_boundary);
 	tcase_add_test(tc, test_compare);
 	tcase_add_test(tc, test_hotplug_fold);
+	tcase_add_test(tc, test_group_check_reports);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("mm");
 	tcase_add_test(tc, test_init_many_all_or_nothing);
