@@ -208,6 +208,16 @@ static void zone_free_managed(struct mm_sim *sim, struct zone *z)
 	(void)sim;
 }
 
+/* Pfns in no zone: gaps between zones and nodes. */
+MM_SCAN static void memmap_init_holes(struct mm_sim *sim)
+{
+	for (uint64_t pfn = 0; pfn < sim->max_pfn; pfn++) {
+		sim->mem_map[pfn].state = PG_NOZONE;
+		sim->mem_map[pfn].zone_id = 0;
+	}
+	sim->reset_bytes += sim->max_pfn * sizeof(struct page);
+}
+
 /* Lays out every node, zone and page descriptor of the configured machine. */
 MM_NO_COVERAGE static void memmap_init(struct mm_sim *sim)
 {
@@ -221,17 +231,11 @@ MM_NO_COVERAGE static void memmap_init(struct mm_sim *sim)
 		for (int zt = 0; zt < MAX_NR_ZONES; zt++)
 			zone_init(sim, &pgdat->node_zones[zt], (int)n, zt);
 	}
-	/* Pfns in no zone: gaps between zones and nodes. */
 	uint64_t covered = 0;
 	for_each_zone(sim, z)
 		covered += z->spanned_pages;
-	if (covered != sim->max_pfn) {
-		for (uint64_t pfn = 0; pfn < sim->max_pfn; pfn++) {
-			sim->mem_map[pfn].state = PG_NOZONE;
-			sim->mem_map[pfn].zone_id = 0;
-		}
-		sim->reset_bytes += sim->max_pfn * sizeof(struct page);
-	}
+	if (covered != sim->max_pfn)
+		memmap_init_holes(sim);
 	_mm_deferred_init_layout(sim);
 	for_each_zone(sim, z)
 		if (z->spanned_pages)

@@ -340,13 +340,14 @@ MM_SCAN unsigned long _mm_vmstat_check_zone(struct zone *zone)
 	if (!zone->per_cpu_zonestats)
 		return 0;
 	for (int item = 0; item < NR_VM_ZONE_STAT_ITEMS; item++) {
-		long sum = atomic_long_read(&zone->vm_stat[item]);
+		long sum = atomic_long_read(&zone->vm_stat[item]), bound = 0;
 		for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
 			const struct per_cpu_zonestat *pcp = &zone->per_cpu_zonestats[cpu];
 			int diff = pcp->vm_stat_diff[item], t = pcp->update_threshold[item];
 			sum += diff;
 			if (t < 0)
 				t = -t;
+			bound += t; /* _mm_vmstat_drift_bound(), in the same pass */
 			if (diff > t || -diff > t) {
 				mm_report_violation(sim, "INV-VMSTAT-DIFF", zone->node,
 						    (int)zone->type, (int)cpu, -1, t, diff,
@@ -369,7 +370,6 @@ MM_SCAN unsigned long _mm_vmstat_check_zone(struct zone *zone)
 		}
 		long drift = zone_page_state(zone, (enum zone_stat_item)item) -
 			     zone->vm_stat_exact[item];
-		long bound = _mm_vmstat_drift_bound(zone, (enum zone_stat_item)item);
 		if (drift > bound || -drift > bound) {
 			zone_report(zone, "INV-VMSTAT-DRIFT", -1, bound, drift,
 				    "|estimate - exact| is past the sum of the CPUs' thresholds");
