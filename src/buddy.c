@@ -622,9 +622,12 @@ static inline bool mergeable_buddy(struct zone *zone, uint64_t pfn, unsigned int
  * The full scan: every pfn of the zone is in exactly one block state, blocks
  * are aligned and inside the zone, no two free buddies could still merge,
  * the lists and counters agree, and free + allocated + reserved == spanned.
+ * t: the zone's pcp totals, from _mm_pcp_check_zone()'s pass.
  */
-MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone)
+MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone,
+						  const struct pcp_totals *totals)
 {
+	const struct pcp_totals t = *totals;
 	struct mm_sim *sim = zone->sim;
 	uint64_t start = zone->zone_start_pfn, end = start + zone->spanned_pages;
 	unsigned long bad = 0, nfree = 0, nalloc = 0, nreserved = 0, listed = 0, npcp = 0;
@@ -714,7 +717,6 @@ MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone)
 			    "pages in free blocks vs pages on the free lists");
 		bad++;
 	}
-	struct pcp_totals t = zone_pcp_totals(zone);
 	/* Pages compaction isolated look allocated (they are its own) but are not counted so. */
 	if (nalloc != (unsigned long)(t.allocated + zone->nr_isolated_free)) {
 		zone_report(zone, "INV-ZONE-CONSERVATION", -1, (long long)nalloc,

@@ -40,11 +40,13 @@ MM_NO_COVERAGE unsigned long mm_check_full(struct mm_sim *sim)
 	for_each_zone(sim, z) {
 		if (!z->spanned_pages)
 			continue;
+		struct pcp_totals t;
+		/* The lists first: their pass also sums what the buddy check's laws want. */
+		bad += _mm_pcp_check_zone(z, &t);
 		spin_lock(&z->lock);
-		bad += _mm_buddy_check_zone(z);
+		bad += _mm_buddy_check_zone(z, &t);
 		bad += _mm_vmstat_check_zone(z);
 		spin_unlock(&z->lock);
-		bad += _mm_pcp_check_zone(z);
 		bad += _mm_pcp_check_sizing(z);
 	}
 	return bad + _mm_vmstat_check_global(sim);

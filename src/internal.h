@@ -534,7 +534,7 @@ void __move_freepages_block(struct zone *zone, uint64_t start, int old_mt, int n
 int find_suitable_fallback(const struct zone *zone, unsigned int order, int mt, bool only_stealable,
 			   bool *can_steal);
 unsigned long __isolate_free_page(struct zone *zone, uint64_t pfn, unsigned int order);
-unsigned long _mm_buddy_check_zone(struct zone *zone);
+unsigned long _mm_buddy_check_zone(struct zone *zone, const struct pcp_totals *t);
 unsigned long _mm_buddy_check_counts(struct zone *zone);
 
 /* pcp.c */
@@ -559,7 +559,7 @@ void free_unref_page(struct mm_sim *sim, uint64_t pfn, unsigned int order);
 long drain_pages_zone(unsigned int cpu, struct zone *zone);
 void page_alloc_cpu_dead(struct mm_sim *sim, unsigned int cpu);
 void page_alloc_cpu_online(struct mm_sim *sim, unsigned int cpu);
-unsigned long _mm_pcp_check_zone(struct zone *zone);
+unsigned long _mm_pcp_check_zone(struct zone *zone, struct pcp_totals *t);
 unsigned long _mm_pcp_check_sizing(struct zone *zone);
 
 /* vmstat.c */

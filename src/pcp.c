@@ -654,18 +654,23 @@ MM_SCAN_INLINE static inline bool lists_empty(const struct per_cpu_pages *pcp)
 /*
  * Full scan of one zone's lists (quiescent): every listed block is PG_PCP
  * of this cpu and order, in the zone, on the list of its order; count
- * equals the pages listed.
+ * equals the pages listed. The same pass sums the totals the buddy
+ * check's conservation laws want (what zone_pcp_totals() gives), into *t.
  */
-MM_SCAN unsigned long _mm_pcp_check_zone(struct zone *zone)
+MM_SCAN unsigned long _mm_pcp_check_zone(struct zone *zone, struct pcp_totals *t)
 {
 	struct mm_sim *sim = zone->sim;
 	unsigned long bad = 0;
 
+	*t = (struct pcp_totals){0, 0};
 	if (!zone->per_cpu_pageset)
 		return 0;
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
 		const struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
 		long pages = 0;
+
+		t->pcp += READ_ONCE(pcp->count);
+		t->allocated += atomic_load_explicit(&pcp->nr_allocated, memory_order_relaxed);
 		/* Most lists of most CPUs are empty: one look tells. */
 		if (!pcp->count && lists_empty(pcp))
 			continue;
@@ -684,13 +689,13 @@ MM_SCAN unsigned long _mm_pcp_check_zone(struct zone *zone)
 						"pcp list %d (order %u) holds a %s page of cpu %u",
 						pindex, order, _mm_page_state_name(page->state),
 						page->spare);
-					return bad + 1;
+					goto broken;
 				}
 				if (++n > (long)(zone->spanned_pages >> order)) {
 					mm_report_violation(sim, "INV-PCP-LIST", zone->node,
 							    (int)zone->type, (int)cpu, p, 0, n,
 							    "pcp list %d loops", pindex);
-					return bad + 1;
+					goto broken;
 				}
 				prev = p;
 				p = page->lru.next;
@@ -712,6 +717,10 @@ MM_SCAN unsigned long _mm_pcp_check_zone(struct zone *zone)
 		}
 	}
 	return bad;
+broken:
+	/* A broken list ends the walk; the totals are still the whole zone's. */
+	*t = zone_pcp_totals(zone);
+	return bad + 1;
 }
 
 MM_SCAN_INLINE static inline bool batch_is_kernel_value(int batch)
