@@ -39,7 +39,9 @@
  * snapshot read, a counter sum, drain_all_pages()'s look for pcp pages)
  * is one too: its counter's hit count is the machine's CPU count, and
  * libFuzzer would keep inputs for nothing but a bigger machine, each
- * costlier to run. The inline helpers such a loop calls are
+ * costlier to run. Not a loop that stops early at the first CPU that
+ * fails a condition: its hit count is progress the fuzzer can follow
+ * (see _mm_vmstat_pressure_in_force()). The inline helpers such a loop calls are
  * MM_SCAN_INLINE, or they would not inline into it (nor shed their checks).
  */
 #define MM_SCAN	       MM_NO_COVERAGE MM_NO_SANITIZE
