@@ -510,13 +510,7 @@ void mm_drain_local_pages(struct mm_sim *sim)
 		drain_pages_zone(cpu, z);
 }
 
-/*
- * models drain_all_pages(NULL): the kernel drains only the CPUs in its
- * cpus_with_pcps mask, built from each pcp->count read without the lock; a
- * list filled after that look waits for the next drain, in the kernel too.
- * A CPU's empty lists cost it nothing here either (no lock taken). So every
- * update of pcp->count, under the lock, is a WRITE_ONCE.
- */
+/* The first CPU from cpu on with pages on a pcp list of any zone (cpus_with_pcps). */
 MM_SCAN static unsigned int next_cpu_with_pcps(const struct mm_sim *sim, unsigned int cpu)
 {
 	for (; cpu < sim->nr_cpus; cpu++)
@@ -526,6 +520,13 @@ MM_SCAN static unsigned int next_cpu_with_pcps(const struct mm_sim *sim, unsigne
 	return cpu;
 }
 
+/*
+ * models drain_all_pages(NULL): the kernel drains only the CPUs in its
+ * cpus_with_pcps mask, built from each pcp->count read without the lock; a
+ * list filled after that look waits for the next drain, in the kernel too.
+ * A CPU's empty lists cost it nothing here either (no lock taken). So every
+ * update of pcp->count, under the lock, is a WRITE_ONCE.
+ */
 void mm_drain_all_pages(struct mm_sim *sim)
 {
 	for (unsigned int cpu = next_cpu_with_pcps(sim, 0); cpu < sim->nr_cpus;

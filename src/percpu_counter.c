@@ -239,12 +239,6 @@ void percpu_counter_add(struct mm_sim *sim, struct percpu_counter *fbc, int64_t 
 	percpu_counter_add_batch(sim, fbc, amount, READ_ONCE(sim->pcc->percpu_counter_batch));
 }
 
-/*
- * models __percpu_counter_sum(): count plus the locals of the online (and
- * dying) CPUs, under the lock, with no fold. The model has no dying mask:
- * mm_cpu_offline() clears the online bit and folds in one step under
- * hotplug_lock, and sums only run where no op is in flight.
- */
 /* The online CPUs' locals, summed; *nr_read: how many were read. */
 MM_SCAN static int64_t online_locals_sum(const struct mm_sim *sim, const struct percpu_counter *fbc,
 					 unsigned long long *nr_read)
@@ -260,6 +254,12 @@ MM_SCAN static int64_t online_locals_sum(const struct mm_sim *sim, const struct 
 	return sum;
 }
 
+/*
+ * models __percpu_counter_sum(): count plus the locals of the online (and
+ * dying) CPUs, under the lock, with no fold. The model has no dying mask:
+ * mm_cpu_offline() clears the online bit and folds in one step under
+ * hotplug_lock, and sums only run where no op is in flight.
+ */
 int64_t __percpu_counter_sum(struct mm_sim *sim, struct percpu_counter *fbc)
 {
 	unsigned long long nr_read = 0;
@@ -502,6 +502,51 @@ unsigned int mm_pcpu_counters_listed(struct mm_sim *sim)
  * exact total of every amount added or set, and an offline CPU holds no
  * local: hotplug must not lose a fold.
  */
+MM_SCAN unsigned long _mm_pcpu_check_counter(struct mm_sim *sim, struct percpu_counter *fbc,
+					     const char *what, int idx)
+{
+	unsigned long bad = 0;
+	int64_t online_sum, truth;
+
+	if (!fbc->counters)
+		return 0;
+	spin_lock(&fbc->lock);
+	online_sum = fbc->count;
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
+		/* per_cpu_local() and per_cpu_maxb(), spelt out to stay in the scan */
+		int32_t l = READ_ONCE(fbc->counters[(size_t)cpu * fbc->stride]);
+		int32_t mb = READ_ONCE(fbc->maxb[(size_t)cpu * fbc->stride]);
+		int64_t bound = mb > 0 ? mb - 1 : 0;
+		int64_t mag = l < 0 ? -(int64_t)l : l;
+
+		if (mag > bound) {
+			mm_report_violation(sim, "INV-PCPU-DRIFT", -1, -1, (int)cpu, -1, bound, l,
+					    "%s%d: |local| %d above the largest batch since its "
+					    "last fold (%d) - 1",
+					    what, idx, l, mb);
+			bad++;
+		}
+		if (cpu_online(sim, cpu))
+			online_sum += l;
+		else if (l) {
+			mm_report_violation(sim, "INV-PCPU-SUM", -1, -1, (int)cpu, -1, 0, l,
+					    "%s%d: offline cpu%u still holds a local of %d", what,
+					    idx, cpu, l);
+			bad++;
+		}
+	}
+	truth = READ_ONCE(fbc->truth);
+	spin_unlock(&fbc->lock);
+	if (online_sum != truth) {
+		mm_report_violation(sim, "INV-PCPU-SUM", -1, -1, -1, -1, truth, online_sum,
+				    "%s%d: count + locals of the online CPUs != every amount "
+				    "added",
+				    what, idx);
+		bad++;
+	}
+	return bad;
+}
+
 /*
  * The same invariants for the nr counters of one percpu_counter_init_many()
  * group at once, reporting nothing: true when all hold. Each CPU's area
@@ -546,51 +591,6 @@ MM_SCAN bool _mm_pcpu_group_ok(struct mm_sim *sim, struct percpu_counter *fbc, u
 		spin_unlock(&fbc[i].lock);
 	}
 	return !bad;
-}
-
-MM_SCAN unsigned long _mm_pcpu_check_counter(struct mm_sim *sim, struct percpu_counter *fbc,
-					     const char *what, int idx)
-{
-	unsigned long bad = 0;
-	int64_t online_sum, truth;
-
-	if (!fbc->counters)
-		return 0;
-	spin_lock(&fbc->lock);
-	online_sum = fbc->count;
-	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
-		/* per_cpu_local() and per_cpu_maxb(), spelt out to stay in the scan */
-		int32_t l = READ_ONCE(fbc->counters[(size_t)cpu * fbc->stride]);
-		int32_t mb = READ_ONCE(fbc->maxb[(size_t)cpu * fbc->stride]);
-		int64_t bound = mb > 0 ? mb - 1 : 0;
-		int64_t mag = l < 0 ? -(int64_t)l : l;
-
-		if (mag > bound) {
-			mm_report_violation(sim, "INV-PCPU-DRIFT", -1, -1, (int)cpu, -1, bound, l,
-					    "%s%d: |local| %d above the largest batch since its "
-					    "last fold (%d) - 1",
-					    what, idx, l, mb);
-			bad++;
-		}
-		if (cpu_online(sim, cpu))
-			online_sum += l;
-		else if (l) {
-			mm_report_violation(sim, "INV-PCPU-SUM", -1, -1, (int)cpu, -1, 0, l,
-					    "%s%d: offline cpu%u still holds a local of %d", what,
-					    idx, cpu, l);
-			bad++;
-		}
-	}
-	truth = READ_ONCE(fbc->truth);
-	spin_unlock(&fbc->lock);
-	if (online_sum != truth) {
-		mm_report_violation(sim, "INV-PCPU-SUM", -1, -1, -1, -1, truth, online_sum,
-				    "%s%d: count + locals of the online CPUs != every amount "
-				    "added",
-				    what, idx);
-		bad++;
-	}
-	return bad;
 }
 
 /* ------------------------------------------------------------------------

@@ -178,11 +178,7 @@ void __dec_zone_state(struct zone *zone, enum zone_stat_item item)
 	zone_state_step(zone, item, -1);
 }
 
-/*
- * models zone_page_state_snapshot(): the estimate plus every online CPU's
- * diff, each a cache line another CPU owns. Offline CPUs were folded when
- * they died.
- */
+/* The online CPUs' diffs, summed; *lines counts those of CPUs other than self. */
 MM_SCAN static long online_diffs_sum(const struct zone *zone, enum zone_stat_item item,
 				     unsigned int self, unsigned long *lines)
 {
@@ -197,6 +193,11 @@ MM_SCAN static long online_diffs_sum(const struct zone *zone, enum zone_stat_ite
 	return sum;
 }
 
+/*
+ * models zone_page_state_snapshot(): the estimate plus every online CPU's
+ * diff, each a cache line another CPU owns. Offline CPUs were folded when
+ * they died.
+ */
 long zone_page_state_snapshot(struct zone *zone, enum zone_stat_item item)
 {
 	struct mm_sim *sim = zone->sim;
