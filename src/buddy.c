@@ -624,10 +624,8 @@ static inline bool mergeable_buddy(struct zone *zone, uint64_t pfn, unsigned int
  * the lists and counters agree, and free + allocated + reserved == spanned.
  * t: the zone's pcp totals, from _mm_pcp_check_zone()'s pass.
  */
-MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone,
-						  const struct pcp_totals *totals)
+MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone, const struct pcp_totals *t)
 {
-	const struct pcp_totals t = *totals;
 	struct mm_sim *sim = zone->sim;
 	uint64_t start = zone->zone_start_pfn, end = start + zone->spanned_pages;
 	unsigned long bad = 0, nfree = 0, nalloc = 0, nreserved = 0, listed = 0, npcp = 0;
@@ -718,14 +716,14 @@ MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone,
 		bad++;
 	}
 	/* Pages compaction isolated look allocated (they are its own) but are not counted so. */
-	if (nalloc != (unsigned long)(t.allocated + zone->nr_isolated_free)) {
+	if (nalloc != (unsigned long)(t->allocated + zone->nr_isolated_free)) {
 		zone_report(zone, "INV-ZONE-CONSERVATION", -1, (long long)nalloc,
-			    t.allocated + zone->nr_isolated_free,
+			    t->allocated + zone->nr_isolated_free,
 			    "allocated pages in the memmap vs the zone's count");
 		bad++;
 	}
-	if (npcp != (unsigned long)t.pcp) {
-		zone_report(zone, "INV-PCP-COUNT", -1, (long long)npcp, t.pcp,
+	if (npcp != (unsigned long)t->pcp) {
+		zone_report(zone, "INV-PCP-COUNT", -1, (long long)npcp, t->pcp,
 			    "pcp pages in the memmap vs the zone's pcp total");
 		bad++;
 	}
@@ -736,5 +734,5 @@ MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone,
 			    npcp, nalloc, nreserved);
 		bad++;
 	}
-	return bad + check_counts(zone, &t);
+	return bad + check_counts(zone, t);
 }

@@ -510,12 +510,18 @@ void mm_drain_local_pages(struct mm_sim *sim)
 		drain_pages_zone(cpu, z);
 }
 
+/* cpu's lists of the zone hold pages: an unlocked look, as the kernel's */
+MM_SCAN_INLINE static inline bool cpu_has_pcps(const struct zone *z, unsigned int cpu)
+{
+	return z->per_cpu_pageset && READ_ONCE(z->per_cpu_pageset[cpu].count);
+}
+
 /* The first CPU from cpu on with pages on a pcp list of any zone (cpus_with_pcps). */
 MM_SCAN static unsigned int next_cpu_with_pcps(const struct mm_sim *sim, unsigned int cpu)
 {
 	for (; cpu < sim->nr_cpus; cpu++)
 		for_each_zone(sim, z)
-			if (z->per_cpu_pageset && READ_ONCE(z->per_cpu_pageset[cpu].count))
+			if (cpu_has_pcps(z, cpu))
 				return cpu;
 	return cpu;
 }
@@ -532,7 +538,7 @@ void mm_drain_all_pages(struct mm_sim *sim)
 	for (unsigned int cpu = next_cpu_with_pcps(sim, 0); cpu < sim->nr_cpus;
 	     cpu = next_cpu_with_pcps(sim, cpu + 1))
 		for_each_zone(sim, z)
-			if (z->per_cpu_pageset && READ_ONCE(z->per_cpu_pageset[cpu].count))
+			if (cpu_has_pcps(z, cpu))
 				drain_pages_zone(cpu, z);
 	count_event(sim, pcp_drain_all);
 }
@@ -624,17 +630,21 @@ int mm_pcp_info(const struct mm_sim *sim, int node, enum zone_type zt, int cpu,
 	return 0;
 }
 
-/* Both sums come from the pagesets' first cache line: one pass. */
+/* One CPU's share of the totals; both come from the pageset's first cache line. */
+MM_SCAN_INLINE static inline void pcp_totals_add(struct pcp_totals *t,
+						 const struct per_cpu_pages *pcp)
+{
+	t->pcp += READ_ONCE(pcp->count);
+	t->allocated += atomic_load_explicit(&pcp->nr_allocated, memory_order_relaxed);
+}
+
 MM_SCAN struct pcp_totals zone_pcp_totals(const struct zone *z)
 {
 	struct pcp_totals t = {0, 0};
 
 	if (z->per_cpu_pageset)
-		for (unsigned int cpu = 0; cpu < z->sim->nr_cpus; cpu++) {
-			const struct per_cpu_pages *s = &z->per_cpu_pageset[cpu];
-			t.pcp += READ_ONCE(s->count);
-			t.allocated += atomic_load_explicit(&s->nr_allocated, memory_order_relaxed);
-		}
+		for (unsigned int cpu = 0; cpu < z->sim->nr_cpus; cpu++)
+			pcp_totals_add(&t, &z->per_cpu_pageset[cpu]);
 	return t;
 }
 
@@ -670,8 +680,7 @@ MM_SCAN unsigned long _mm_pcp_check_zone(struct zone *zone, struct pcp_totals *t
 		const struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
 		long pages = 0;
 
-		t->pcp += READ_ONCE(pcp->count);
-		t->allocated += atomic_load_explicit(&pcp->nr_allocated, memory_order_relaxed);
+		pcp_totals_add(t, pcp);
 		/* Most lists of most CPUs are empty: one look tells. */
 		if (!pcp->count && lists_empty(pcp))
 			continue;

@@ -143,6 +143,12 @@ MM_SCAN_INLINE static inline int32_t *per_cpu_maxb(const struct percpu_counter *
 	return &fbc->maxb[(size_t)cpu * fbc->stride];
 }
 
+/* The most a local may hold in magnitude: the largest batch since its last fold, less one. */
+MM_SCAN_INLINE static inline int64_t maxb_bound(int32_t maxb)
+{
+	return maxb > 0 ? (int64_t)maxb - 1 : 0;
+}
+
 /* ------------------------------------------------------------------------
  * init and destroy
  * ---------------------------------------------------------------------- */
@@ -401,10 +407,8 @@ MM_SCAN static int64_t maxb_drift_allowed(const struct mm_sim *sim,
 {
 	int64_t allowed = 0;
 
-	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
-		int32_t mb = READ_ONCE(fbc->maxb[(size_t)cpu * fbc->stride]);
-		allowed += mb > 0 ? mb - 1 : 0;
-	}
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
+		allowed += maxb_bound(READ_ONCE(*per_cpu_maxb(fbc, cpu)));
 	return allowed;
 }
 
@@ -513,10 +517,9 @@ MM_SCAN unsigned long _mm_pcpu_check_counter(struct mm_sim *sim, struct percpu_c
 	spin_lock(&fbc->lock);
 	online_sum = fbc->count;
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
-		/* per_cpu_local() and per_cpu_maxb(), spelt out to stay in the scan */
-		int32_t l = READ_ONCE(fbc->counters[(size_t)cpu * fbc->stride]);
-		int32_t mb = READ_ONCE(fbc->maxb[(size_t)cpu * fbc->stride]);
-		int64_t bound = mb > 0 ? mb - 1 : 0;
+		int32_t l = READ_ONCE(*per_cpu_local(fbc, cpu));
+		int32_t mb = READ_ONCE(*per_cpu_maxb(fbc, cpu));
+		int64_t bound = maxb_bound(mb);
 		int64_t mag = l < 0 ? -(int64_t)l : l;
 
 		if (mag > bound) {
@@ -581,8 +584,7 @@ MM_SCAN bool _mm_pcpu_group_ok(struct mm_sim *sim, struct percpu_counter *fbc, u
 		int online = cpu_online(sim, cpu);
 		for (unsigned int i = 0; i < nr; i++) {
 			int64_t mag = local[i] < 0 ? -(int64_t)local[i] : local[i];
-			int64_t bound = maxb[i] > 0 ? maxb[i] - 1 : 0;
-			bad |= (mag > bound) | (!online & (local[i] != 0));
+			bad |= (mag > maxb_bound(maxb[i])) | (!online & (local[i] != 0));
 			sum[i] += online ? local[i] : 0;
 		}
 	}
