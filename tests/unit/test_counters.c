@@ -220,7 +220,8 @@ END_TEST
 /*
  * The full check reads a group of counters in one pass and only goes
  * counter by counter when the group fails: a bad local anywhere in the
- * group must still be reported, by the counter and CPU it is on.
+ * group (past its bound, in the sum, on a dead CPU) must still be
+ * reported, by the counter and CPU it is on.
  */
 START_TEST(test_group_check_reports)
 {
@@ -256,6 +257,21 @@ START_TEST(test_group_check_reports)
 	ck_assert_str_eq(vr.id[0], "INV-PCPU-SUM");
 	c[0].truth -= 1;
 	ck_assert(_mm_pcpu_group_ok(sim, c, MM_MAX_PCPU_COUNTERS));
+
+	/*
+	 * A dead CPU that still holds a local, within its bound and outside
+	 * the online sum: only the offline test can see it.
+	 */
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_cpu_offline(sim, 7), 0);
+	ck_assert(_mm_pcpu_group_ok(sim, c, MM_MAX_PCPU_COUNTERS));
+	c[2].counters[7 * c[2].stride] = 3;
+	c[2].maxb[7 * c[2].stride] = 32;
+	ck_assert(!_mm_pcpu_group_ok(sim, c, MM_MAX_PCPU_COUNTERS));
+	vrec_init(&vr);
+	ck_assert_uint_eq(_mm_counters_check_full(sim), 1);
+	ck_assert_str_eq(vr.id[0], "INV-PCPU-SUM");
+	ck_assert_msg(strstr(vr.first, "c2") && strstr(vr.first, "cpu=7"), "%s", vr.first);
 	mm_sim_destroy(sim);
 }
 END_TEST
