@@ -291,6 +291,22 @@ void _mm_policy_apply_variant(struct mm_policy *p, int variant);
  * ---------------------------------------------------------------------- */
 
 /*
+ * The checker's shadow of what the kernel's last recompute of the vmstat
+ * thresholds set, from the inputs of that moment (check_derived.c).
+ */
+struct derived_zone {
+	unsigned long drift_mark;
+	int8_t threshold; /* every online CPU's stat_threshold */
+};
+
+struct derived_shadow {
+	struct derived_zone zone[MM_MAX_NODES][MAX_NR_ZONES];
+	bool pressure[MM_MAX_NODES]; /* kswapd ran and applied the pressure thresholds */
+	unsigned int online;	     /* online CPUs at the last check */
+	bool pending;		     /* deferred init pending at the last check */
+};
+
+/*
  * Event counters, per simulated CPU like the kernel's vm_event_states: a
  * CPU only ever adds to its own, so no cache line is shared on the hot
  * path. Summed by mm_sim_stats(). Cache-line sized so CPUs do not share.
@@ -372,6 +388,7 @@ struct mm_sim {
 	struct mm_handle *handles;
 	uint32_t nr_handles;
 	struct compact_state *compact; /* compaction scratch, fill pool, stats */
+	struct derived_shadow derived; /* the checker's, check_derived.c */
 };
 
 /*
@@ -637,6 +654,27 @@ void free_one_page(struct zone *zone, uint64_t pfn, unsigned int order);
 
 /* check.c */
 unsigned long _mm_check_zone_cheap(struct zone *z);
+
+/* check_derived.c: derived state equals the kernel's rule (INV-DERIVED-*) */
+void _mm_derived_boot(struct mm_sim *sim);
+void _mm_derived_vmstat_op(struct mm_sim *sim, const struct mm_op *op, int skipped);
+unsigned long _mm_derived_check_vmstat(struct mm_sim *sim);
+unsigned long _mm_derived_check_counters(struct mm_sim *sim);
+unsigned long _mm_derived_check_kswapd_request(struct mm_sim *sim, int node, unsigned int order,
+					       int highest_zoneidx);
+void _mm_derived_check_kswapd_wakes(struct mm_sim *sim, struct zone **zonelist, unsigned int order,
+				    int highest_zoneidx);
+unsigned long _mm_check_derived(struct mm_sim *sim);
+unsigned long _mm_check_derived_full(struct mm_sim *sim);
+
+/* oracle_gfp.c: what a gfp mask entitles an allocation to, from the kernel's rules */
+unsigned int _mm_oracle_alloc_flags(unsigned int gfp, unsigned int order);
+int _mm_oracle_gfp_zone(unsigned int gfp);
+int _mm_oracle_gfp_migratetype(unsigned int gfp);
+long _mm_oracle_reserve_floor(long mark, unsigned int flags);
+unsigned long _mm_oracle_check_alloc(struct mm_sim *sim, unsigned int gfp, unsigned int order,
+				     unsigned int alloc_flags, int highest_zoneidx,
+				     int migratetype);
 
 /* ------------------------------------------------------------------------
  * percpu_counter, vm_committed_as, mm_struct (seeds 003 and 004)

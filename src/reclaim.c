@@ -224,7 +224,7 @@ static struct zone *op_zone(struct mm_sim *sim, const struct mm_op *op)
 	return managed_zone(zone) ? zone : NULL;
 }
 
-int _mm_vmstat_apply_op(struct mm_sim *sim, const struct mm_op *op)
+static int vmstat_apply_op(struct mm_sim *sim, const struct mm_op *op)
 {
 	struct zone *zone;
 
@@ -262,4 +262,13 @@ int _mm_vmstat_apply_op(struct mm_sim *sim, const struct mm_op *op)
 	default:
 		return 1;
 	}
+}
+
+int _mm_vmstat_apply_op(struct mm_sim *sim, const struct mm_op *op)
+{
+	int skipped = vmstat_apply_op(sim, op);
+
+	/* the checker: what the kernel recomputed at this op (check_derived.c) */
+	_mm_derived_vmstat_op(sim, op, skipped);
+	return skipped;
 }
