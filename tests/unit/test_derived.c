@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_derived.c - the derived-state invariants (src/check_derived.c) and
+ * the gfp oracle (src/oracle_gfp.c): each runs clean on a correct machine,
+ * and reports its ID when the value it checks is corrupted the way a bug
+ * in the derivation would leave it. Each corruption test fails with its
+ * check removed.
+ */
+#include "common.h"
+#include "internal.h"
+
+/*
+ * 1 node, 4 CPUs, DMA32 and Normal of 64 Ki pages each: batch 15, normal
+ * threshold 18. min_free_kbytes 0 is the kernel's default (2896 kB: Normal's
+ * low - min is 90, no drift mark); 128 leaves a gap of 65 < 4 x 18.
+ */
+static struct mm_sim *derived_sim_kb(struct vrec *vr, unsigned int min_free_kbytes)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.nr_nodes = 1;
+	cfg.cpus_per_node[0] = 4;
+	cfg.max_order = 10;
+	cfg.pageblock_order = 9;
+	cfg.watermark_scale_factor = 10;
+	cfg.min_free_kbytes = min_free_kbytes;
+	cfg_zone(&cfg, 0, ZONE_DMA32, 0, 65536, 65536);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 65536, 65536, 65536);
+	sim = sim_new(&cfg);
+	sim->serial = true;
+	vrec_init(vr);
+	mm_sim_set_violation_handler(sim, vrec_handler, vr);
+	ck_assert_uint_eq(_mm_check_derived_full(sim), 0);
+	ck_assert_uint_eq(vr->n, 0);
+	return sim;
+}
+
+static struct mm_sim *derived_sim(struct vrec *vr)
+{
+	return derived_sim_kb(vr, 0);
+}
+
+static struct zone *normal(struct mm_sim *sim)
+{
+	return &sim->node_data[0]->node_zones[ZONE_NORMAL];
+}
+
+static void assert_reported(struct mm_sim *sim, struct vrec *vr, const char *id)
+{
+	ck_assert_uint_ne(_mm_check_derived_full(sim), 0);
+	ck_assert_msg(vrec_has(vr, id), "%s not reported (first: %s)", id, vr->first);
+}
+
+START_TEST(test_clean_after_events)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim(&vr);
+
+	/* Each event the kernel recomputes for, each followed by its check. */
+	ck_assert_int_eq(mm_cpu_offline(sim, 3), 0);
+	ck_assert_uint_eq(_mm_check_derived(sim), 0);
+	mm_set_min_free_kbytes(sim, 4096);
+	ck_assert_uint_eq(_mm_check_derived(sim), 0);
+	mm_set_watermark_scale_factor(sim, 300);
+	ck_assert_uint_eq(_mm_check_derived(sim), 0);
+	ck_assert_int_eq(mm_set_high_fraction(sim, 16), 0);
+	ck_assert_uint_eq(_mm_check_derived(sim), 0);
+	ck_assert_int_eq(mm_cpu_online(sim, 3), 0);
+	ck_assert_uint_eq(_mm_check_derived_full(sim), 0);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_wmark_corrupt)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim(&vr);
+
+	normal(sim)->_watermark[WMARK_LOW]++;
+	assert_reported(sim, &vr, "INV-DERIVED-WMARK");
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_min_free_kbytes_corrupt)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim(&vr);
+
+	ck_assert(!sim->user_min_free_kbytes);
+	sim->min_free_kbytes--;
+	assert_reported(sim, &vr, "INV-DERIVED-MIN-FREE-KBYTES");
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_lowmem_corrupt)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim(&vr);
+
+	/* DMA32 keeps Normal's 65536 / 256 = 256 pages from Normal requests. */
+	struct zone *dma32 = &sim->node_data[0]->node_zones[ZONE_DMA32];
+	ck_assert_uint_eq(dma32->lowmem_reserve[ZONE_NORMAL], 256);
+	dma32->lowmem_reserve[ZONE_NORMAL] = 255;
+	assert_reported(sim, &vr, "INV-DERIVED-LOWMEM");
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_pcp_batch_corrupt)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim(&vr);
+
+	/* 65536 >> 10 = 64, / 4 = 16, rounddown_pow_of_two(24) - 1 = 15 */
+	ck_assert_int_eq(normal(sim)->per_cpu_pageset[2].batch, 15);
+	normal(sim)->per_cpu_pageset[2].batch = 7;
+	assert_reported(sim, &vr, "INV-DERIVED-PCP-BATCH");
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_pcp_high_corrupt)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim(&vr);
+
+	/* high_max = managed / 8 / 4 CPUs = 2048 */
+	ck_assert_int_eq(normal(sim)->pageset_high_max, 2048);
+	normal(sim)->pageset_high_max = 2047;
+	assert_reported(sim, &vr, "INV-DERIVED-PCP-HIGH");
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_vmstat_threshold_corrupt)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim(&vr);
+
+	/* 2 * fls(4) * (1 + fls(65536 >> 15)) = 2 * 3 * 3 = 18 */
+	ck_assert_int_eq(normal(sim)->per_cpu_zonestats[1].stat_threshold, 18);
+	normal(sim)->per_cpu_zonestats[1].stat_threshold = 17;
+	assert_reported(sim, &vr, "INV-DERIVED-VMSTAT-THRESH");
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_drift_mark_corrupt)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim_kb(&vr, 128);
+
+	/* low - min = 65 < 4 CPUs * 18: the mark is high + 72 */
+	struct zone *z = normal(sim);
+	ck_assert_uint_eq(z->percpu_drift_mark, wmark_pages(z, WMARK_HIGH) + 72);
+	z->percpu_drift_mark = 0;
+	assert_reported(sim, &vr, "INV-DERIVED-DRIFT-MARK");
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_hotplug_without_refresh)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim_kb(&vr, 128);
+
+	/* A CPU goes offline and nothing refreshes: the shadow expects the refresh. */
+	atomic_store(&sim->cpu_online[3], false);
+	atomic_fetch_sub(&sim->nr_online, 1);
+	atomic_fetch_sub(&sim->node_nr_online[0], 1);
+	ck_assert_uint_ne(_mm_derived_check_vmstat(sim), 0);
+	ck_assert(vrec_has(&vr, "INV-DERIVED-VMSTAT-THRESH") ||
+		  vrec_has(&vr, "INV-DERIVED-DRIFT-MARK"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_pcpu_batch_corrupt)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim(&vr);
+
+	ck_assert_int_eq(sim->pcc->percpu_counter_batch, 32);
+	sim->pcc->percpu_counter_batch = 8;
+	assert_reported(sim, &vr, "INV-DERIVED-PCPU-BATCH");
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_commit_batch_corrupt)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim(&vr);
+
+	/* 131072 pages / 4 CPUs / 4 = 8192 under GUESS */
+	ck_assert_int_eq(sim->pcc->vm_committed_as_batch, 8192);
+	ck_assert_int_eq(mm_set_overcommit_memory(sim, MM_OVERCOMMIT_NEVER), 0);
+	ck_assert_int_eq(sim->pcc->vm_committed_as_batch, 128);
+	ck_assert_uint_eq(vr.n, 0);
+	sim->pcc->vm_committed_as_batch = 8192; /* the switch kept the old batch */
+	assert_reported(sim, &vr, "INV-DERIVED-COMMIT-BATCH");
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_highatomic_corrupt)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim(&vr);
+
+	normal(sim)->nr_reserved_highatomic = 512; /* no HIGHATOMIC pageblock */
+	assert_reported(sim, &vr, "INV-DERIVED-HIGHATOMIC");
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_kswapd_request_corrupt)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim(&vr);
+	struct kswapd_state *k = &sim->node_data[0]->kswapd;
+
+	wakeup_kswapd(normal(sim), MM_GFP_KERNEL, 3, ZONE_NORMAL);
+	ck_assert_uint_eq(_mm_derived_check_kswapd_request(sim, 0, 3, ZONE_NORMAL), 0);
+	k->highest_zoneidx = ZONE_DMA32; /* the wake kept a lower zone */
+	ck_assert_uint_eq(_mm_derived_check_kswapd_request(sim, 0, 3, ZONE_NORMAL), 1);
+	ck_assert(vrec_has(&vr, "INV-KSWAPD-REQUEST"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_alloc_flags_oracle)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim(&vr);
+	unsigned int gfp = MM_GFP_KSWAPD_RECLAIM | MM_GFP_NOMEMALLOC;
+
+	/* GFP_NOWAIT | __GFP_NOMEMALLOC: the min mark, no reserves */
+	ck_assert_uint_eq(_mm_oracle_check_alloc(sim, gfp, 0,
+						 ALLOC_WMARK_MIN | ALLOC_CPUSET | ALLOC_KSWAPD,
+						 ZONE_NORMAL, MIGRATE_UNMOVABLE),
+			  0);
+	/* the survivor of issue 14: handed the non-blocking reserve access */
+	ck_assert_uint_eq(_mm_oracle_check_alloc(sim, gfp, 0,
+						 ALLOC_WMARK_MIN | ALLOC_CPUSET | ALLOC_KSWAPD |
+							 ALLOC_NON_BLOCK,
+						 ZONE_NORMAL, MIGRATE_UNMOVABLE),
+			  1);
+	ck_assert(vrec_has(&vr, "INV-ALLOC-FLAGS"));
+	ck_assert_uint_eq(_mm_oracle_check_alloc(sim, MM_GFP_DMA32 | MM_GFP_MOVABLE, 0,
+						 _mm_oracle_alloc_flags(MM_GFP_DMA32, 0),
+						 ZONE_NORMAL, MIGRATE_MOVABLE),
+			  1);
+	ck_assert(vrec_has(&vr, "INV-ALLOC-ZONE"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* The strict mode's finding: a watermark sysctl leaves the drift mark stale. */
+START_TEST(test_stale_drift_mark_strict_only)
+{
+	static const char prog[] =
+		"config nodes=1 cpus=8 max_order=10 pageblock_order=9 min_free_kbytes=0 "
+		"watermark_scale_factor=1000 high_fraction=0\n"
+		"zone 0 Normal start=0 spanned=1024 present=1024 managed=1024\n"
+		"cpu0 sysctl watermark_scale_factor=10\n"
+		"check\n";
+	struct mm_exec *ex = mm_exec_create();
+	struct mm_exec_opts o;
+	struct vrec vr;
+	long failed;
+
+	/* 8 CPUs x threshold 8 = 64 > low - min 16 once the gap shrinks; no refresh runs */
+	mm_exec_opts_default(&o);
+	ck_assert_int_eq(exec_text(ex, prog, &o, &vr, &failed), 0);
+	mm_exec_opts_default(&o);
+	o.strict_watermarks = true;
+	ck_assert_int_ne(exec_text(ex, prog, &o, &vr, &failed), 0);
+	ck_assert_msg(vrec_has(&vr, "INV-DERIVED-STALE"), "%s", vr.first);
+	mm_exec_destroy(ex);
+}
+END_TEST
+
+static Suite *derived_suite(void)
+{
+	Suite *s = suite_create("derived");
+	TCase *tc = tcase_create("derived state equals the rule");
+
+	tcase_add_test(tc, test_clean_after_events);
+	tcase_add_test(tc, test_wmark_corrupt);
+	tcase_add_test(tc, test_min_free_kbytes_corrupt);
+	tcase_add_test(tc, test_lowmem_corrupt);
+	tcase_add_test(tc, test_pcp_batch_corrupt);
+	tcase_add_test(tc, test_pcp_high_corrupt);
+	tcase_add_test(tc, test_vmstat_threshold_corrupt);
+	tcase_add_test(tc, test_drift_mark_corrupt);
+	tcase_add_test(tc, test_hotplug_without_refresh);
+	tcase_add_test(tc, test_pcpu_batch_corrupt);
+	tcase_add_test(tc, test_commit_batch_corrupt);
+	tcase_add_test(tc, test_highatomic_corrupt);
+	tcase_add_test(tc, test_kswapd_request_corrupt);
+	tcase_add_test(tc, test_alloc_flags_oracle);
+	tcase_add_test(tc, test_stale_drift_mark_strict_only);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(derived_suite());
+}
