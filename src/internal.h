@@ -581,6 +581,19 @@ void page_alloc_cpu_online(struct mm_sim *sim, unsigned int cpu);
 unsigned long _mm_pcp_check_zone(struct zone *zone, struct pcp_totals *t);
 unsigned long _mm_pcp_check_sizing(struct zone *zone);
 
+/* oracle_pcp.c: the free_high decision of free_unref_page_commit(), from its inputs */
+struct pcp_free_inputs {
+	uint8_t flags;	  /* pcp->flags before the free */
+	short free_count; /* pcp->free_count before the free */
+	int count;	  /* pcp->count with the freed block */
+	int batch;
+	unsigned int order;
+};
+bool _mm_oracle_free_high(const struct pcp_free_inputs *in);
+void _mm_oracle_check_free_high(struct zone *zone, unsigned int cpu,
+				const struct pcp_free_inputs *in, uint8_t flags_after,
+				bool free_high, int freed);
+
 /* vmstat.c */
 int calculate_normal_threshold(const struct zone *zone);
 int calculate_pressure_threshold(const struct zone *zone);
