@@ -861,6 +861,8 @@ struct compact_control {
 	bool free_side_marked;
 	/* checker: the block fast_find_migrateblock() returned, until it is scanned */
 	uint64_t fast_found_pfn;
+	/* checker: the priority's rule asks for a whole-zone pass (compaction_oracle.c) */
+	bool prio_whole_zone;
 };
 
 #define COMPACT_NO_PFN UINT64_MAX
@@ -977,6 +979,13 @@ void compact_check_fast_found(struct compact_control *cc, uint64_t block_pfn,
 void compact_check_defer(struct zone *zone);
 void compact_check_migrated(struct mm_sim *sim, const struct mm_handle *h, uint64_t dst,
 			    uint32_t owner);
+
+/* compaction_oracle.c: compaction's decisions and resets against the kernel's rules */
+void compact_check_priority(struct compact_control *cc, int prio);
+void compact_check_prio_start(const struct compact_control *cc);
+void compact_check_scanners_met(const struct compact_control *cc);
+bool compact_flush_due(const struct zone *zone, int order);
+void compact_check_flushed(struct zone *zone);
 
 /* Iterate over the populated zones of every node. */
 #define for_each_zone(sim, z)                                                                      \
