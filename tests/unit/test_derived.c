@@ -286,6 +286,127 @@ START_TEST(test_stale_drift_mark_strict_only)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------
+ * The decision oracles: free_high, compaction priority, resets and flushes
+ * ---------------------------------------------------------------------- */
+
+START_TEST(test_free_high_oracle)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim(&vr);
+	/* an order-3 free after an order-1 free, 15 pages freed since, batch 15 */
+	struct pcp_free_inputs in = {PCPF_PREV_FREE_HIGH_ORDER, 15, 40, 15, 3};
+
+	ck_assert(_mm_oracle_free_high(&in));
+	_mm_oracle_check_free_high(normal(sim), 0, &in, PCPF_PREV_FREE_HIGH_ORDER, true, 40);
+	ck_assert_uint_eq(vr.n, 0);
+	/* the survivor of issue 14: the free_high path loses order 3 */
+	_mm_oracle_check_free_high(normal(sim), 0, &in, PCPF_PREV_FREE_HIGH_ORDER, false, 0);
+	ck_assert(vrec_has(&vr, "INV-PCP-FREE-HIGH"));
+	vrec_init(&vr);
+	/* the decision right, the flush short */
+	_mm_oracle_check_free_high(normal(sim), 0, &in, PCPF_PREV_FREE_HIGH_ORDER, true, 15);
+	ck_assert(vrec_has(&vr, "INV-PCP-FREE-HIGH"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* One CPU, a 256-page Normal zone in 32-page pageblocks, no pcp lists. */
+static struct mm_sim *compaction_sim(struct vrec *vr)
+{
+	struct mm_config cfg;
+
+	cfg_tiny(&cfg, 1, 6, 5);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 256, 256);
+	struct mm_sim *sim = sim_new(&cfg);
+	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
+	sim->serial = true;
+	vrec_init(vr);
+	mm_sim_set_violation_handler(sim, vrec_handler, vr);
+	return sim;
+}
+
+START_TEST(test_compact_prio_corrupt)
+{
+	struct vrec vr;
+	struct mm_sim *sim = compaction_sim(&vr);
+	struct compact_control cc = {.zone = normal(sim), .direct_compaction = true};
+
+	compact_check_priority(&cc, MM_COMPACT_PRIO_ASYNC);
+	ck_assert_uint_eq(vr.n, 0);
+	/* the survivor of issue 14: the highest priority does not scan the whole zone */
+	cc.ignore_skip_hint = cc.ignore_block_suitable = true;
+	compact_check_priority(&cc, MM_COMPACT_PRIO_SYNC_FULL);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-PRIO"));
+	/* whole_zone set, but the scanners start from the cached pfns */
+	vrec_init(&vr);
+	cc.whole_zone = true;
+	compact_check_priority(&cc, MM_COMPACT_PRIO_SYNC_FULL);
+	ck_assert_uint_eq(vr.n, 0);
+	cc.migrate_pfn = 64;
+	cc.free_pfn = 224;
+	compact_check_prio_start(&cc);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-PRIO"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_compact_cached_pfn_corrupt)
+{
+	struct vrec vr;
+	struct mm_sim *sim = compaction_sim(&vr);
+	struct zone *z = normal(sim);
+	struct compact_control cc = {.zone = z, .direct_compaction = true};
+
+	reset_cached_positions(z);
+	z->compact_blockskip_flush = true;
+	compact_check_scanners_met(&cc);
+	ck_assert_uint_eq(vr.n, 0);
+	ck_assert_uint_eq(z->compact_cached_free_pfn, 224);
+	z->compact_cached_migrate_pfn[1] = 32; /* the sync scanner's position kept */
+	compact_check_scanners_met(&cc);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-CACHED-PFN"));
+	vrec_init(&vr);
+	reset_cached_positions(z);
+	z->compact_blockskip_flush = false; /* a direct pass that asked for no flush */
+	compact_check_scanners_met(&cc);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-SKIP-FLUSH"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_compact_skip_flush_corrupt)
+{
+	struct vrec vr;
+	struct mm_sim *sim = compaction_sim(&vr);
+	struct zone *z = normal(sim);
+	uint32_t gen;
+
+	/* a movable page at pfn 0, free pages at the block's other sample points */
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_alloc_pages(sim, 0, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 1, &gen), 0);
+	ck_assert_int_eq(sim->mem_map[8].state, PG_BUDDY);
+	compact_check_flushed(z);
+	ck_assert_uint_eq(vr.n, 0);
+	set_pageblock_skip(sim, 0); /* a flush that left the block marked */
+	compact_check_flushed(z);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-SKIP-FLUSH"));
+	vrec_init(&vr);
+	clear_pageblock_skip(sim, 0);
+	z->compact_blockskip_flush = true; /* a flush that left the request pending */
+	compact_check_flushed(z);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-SKIP-FLUSH"));
+	/* the real flush: kswapd's sleep clears both */
+	vrec_init(&vr);
+	set_pageblock_skip(sim, 0);
+	__reset_isolation_suitable(z);
+	compact_check_flushed(z);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	ck_assert(!get_pageblock_skip(sim, 0));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *derived_suite(void)
 {
 	Suite *s = suite_create("derived");
@@ -306,6 +427,13 @@ static Suite *derived_suite(void)
 	tcase_add_test(tc, test_kswapd_request_corrupt);
 	tcase_add_test(tc, test_alloc_flags_oracle);
 	tcase_add_test(tc, test_stale_drift_mark_strict_only);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("decision oracles");
+	tcase_add_test(tc, test_free_high_oracle);
+	tcase_add_test(tc, test_compact_prio_corrupt);
+	tcase_add_test(tc, test_compact_cached_pfn_corrupt);
+	tcase_add_test(tc, test_compact_skip_flush_corrupt);
 	suite_add_tcase(s, tc);
 	return s;
 }
