@@ -521,6 +521,32 @@ MM_NO_COVERAGE static unsigned long check_highatomic(struct mm_sim *sim)
 }
 
 /*
+ * INV-DERIVED-MANAGED: present pages are the node shape's, and managed
+ * pages grow to the configured managed pages by the time deferred init
+ * completes, never past them (what memblock_free_all() and
+ * deferred_init_memmap() hand the buddy). O(zones).
+ */
+static unsigned long check_managed(struct mm_sim *sim)
+{
+	unsigned long bad = 0;
+
+	for_each_zone(sim, z) {
+		const struct mm_zone_config *zc = &sim->cfg.zones[z->node][z->type];
+		unsigned long managed = zone_managed_pages(z);
+		if (z->present_pages == zc->present && managed <= zc->managed &&
+		    (sim->deferred_pending || managed == zc->managed))
+			continue;
+		zreport(z, "INV-DERIVED-MANAGED", -1, zc->managed, managed,
+			"managed %lu present %llu, the node shape gives %llu and %llu%s", managed,
+			(unsigned long long)z->present_pages, (unsigned long long)zc->managed,
+			(unsigned long long)zc->present,
+			sim->deferred_pending ? " (deferred init pending: at most)" : "");
+		bad++;
+	}
+	return bad;
+}
+
+/*
  * The derived-state checks that hold whenever the machine is quiescent:
  * after the ops the kernel recomputes for (exec.c's sizing points) and at
  * full scans. The watermark, reserve and pcp rules use the managed pages
@@ -533,7 +559,7 @@ unsigned long _mm_check_derived(struct mm_sim *sim)
 
 	if (!sim->serial)
 		return 0;
-	bad = _mm_derived_check_vmstat(sim) + _mm_derived_check_counters(sim);
+	bad = _mm_derived_check_vmstat(sim) + _mm_derived_check_counters(sim) + check_managed(sim);
 	if (!sim->deferred_pending)
 		bad += check_wmarks(sim) + check_pcp(sim);
 	return bad;

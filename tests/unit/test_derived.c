@@ -180,6 +180,17 @@ START_TEST(test_hotplug_without_refresh)
 }
 END_TEST
 
+START_TEST(test_managed_corrupt)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim(&vr);
+
+	atomic_long_add(-1, &normal(sim)->managed_pages); /* a page handed to no one */
+	assert_reported(sim, &vr, "INV-DERIVED-MANAGED");
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 START_TEST(test_pcpu_batch_corrupt)
 {
 	struct vrec vr;
@@ -421,6 +432,7 @@ static Suite *derived_suite(void)
 	tcase_add_test(tc, test_vmstat_threshold_corrupt);
 	tcase_add_test(tc, test_drift_mark_corrupt);
 	tcase_add_test(tc, test_hotplug_without_refresh);
+	tcase_add_test(tc, test_managed_corrupt);
 	tcase_add_test(tc, test_pcpu_batch_corrupt);
 	tcase_add_test(tc, test_commit_batch_corrupt);
 	tcase_add_test(tc, test_highatomic_corrupt);
