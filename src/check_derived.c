@@ -489,9 +489,9 @@ void _mm_derived_check_kswapd_wakes(struct mm_sim *sim, struct zone **zonelist, 
 
 /*
  * INV-DERIVED-HIGHATOMIC: nr_reserved_highatomic is a pageblock's pages per
- * HIGHATOMIC pageblock of the zone, and stays under the cap
+ * HIGHATOMIC pageblock of the zone, and no more than the cap
  * reserve_highatomic_pageblock() tests before each reservation
- * (managed / 100 + a pageblock, so at most a pageblock more). O(pageblocks).
+ * (managed / 100 + a pageblock) rounded up to whole pageblocks. O(pageblocks).
  */
 MM_NO_COVERAGE static unsigned long check_highatomic(struct mm_sim *sim)
 {
@@ -507,13 +507,17 @@ MM_NO_COVERAGE static unsigned long check_highatomic(struct mm_sim *sim)
 			    (sim->pageblock_flags[pfn >> sim->pageblock_order] &
 			     PB_MIGRATETYPE_MASK) == MIGRATE_HIGHATOMIC)
 				blocks++;
+		/* reserved while below the cap, a pageblock at a time: at most the cap rounded up
+		 */
+		unsigned long cap = zone_managed_pages(z) / 100 + nr_pb;
+		unsigned long most = (cap + nr_pb - 1) / nr_pb * nr_pb;
 		if (z->nr_reserved_highatomic != blocks * nr_pb ||
-		    z->nr_reserved_highatomic >= zone_managed_pages(z) / 100 + 2 * nr_pb) {
+		    z->nr_reserved_highatomic > most) {
 			zreport(z, "INV-DERIVED-HIGHATOMIC", -1, blocks * nr_pb,
 				z->nr_reserved_highatomic,
 				"nr_reserved_highatomic against %lu HIGHATOMIC pageblocks (cap "
-				"%lu)",
-				blocks, zone_managed_pages(z) / 100 + nr_pb);
+				"%lu, at most %lu)",
+				blocks, cap, most);
 			bad++;
 		}
 	}

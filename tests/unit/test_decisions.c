@@ -488,6 +488,67 @@ START_TEST(test_threshold_table)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------
+ * Batches of the counters and the highatomic cap
+ * ---------------------------------------------------------------------- */
+
+/* compute_batch_value(): max(32, 2 * online CPUs), on every hotplug */
+START_TEST(test_percpu_batch_table)
+{
+	struct mm_config cfg;
+
+	cfg_tiny(&cfg, 40, 6, 5);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 256, 256);
+	struct mm_sim *sim = sim_new(&cfg);
+
+	for (int online = 40; online >= 1; online--) {
+		int want = 2 * online > 32 ? 2 * online : 32;
+		ck_assert_msg(mm_percpu_counter_batch(sim) == want, "%d CPUs: batch %d, want %d",
+			      online, mm_percpu_counter_batch(sim), want);
+		if (online > 1)
+			ck_assert_int_eq(mm_cpu_offline(sim, online - 1), 0);
+	}
+	for (int online = 2; online <= 40; online++) {
+		ck_assert_int_eq(mm_cpu_online(sim, online - 1), 0);
+		ck_assert_int_eq(mm_percpu_counter_batch(sim), 2 * online > 32 ? 2 * online : 32);
+	}
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * reserve_highatomic_pageblock(): a zone under 100 pages may reserve one
+ * pageblock (managed / 100 + 1 pageblock = 8 pages), however many
+ * high-order atomic allocations succeed below the low mark.
+ */
+START_TEST(test_highatomic_cap)
+{
+	struct mm_config cfg;
+	struct vrec vr;
+
+	cfg_tiny(&cfg, 1, 3, 3);
+	cfg.min_free_kbytes =
+		400; /* min 100, low 125 > 64 pages: every atomic takes the slow path */
+	cfg.watermark_scale_factor = 10;
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	struct mm_sim *sim = sim_new(&cfg);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+
+	sim->serial = true;
+	vrec_init(&vr);
+	mm_sim_set_violation_handler(sim, vrec_handler, &vr);
+	mm_set_current_cpu(0);
+	for (int i = 0; i < 8; i++) {
+		uint32_t gen;
+		mm_alloc_pages(sim, 1, MM_GFP_ATOMIC, 0, (uint32_t)i, &gen);
+	}
+	ck_assert_uint_eq(z->nr_reserved_highatomic, 8);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *decisions_suite(void)
 {
 	Suite *s = suite_create("decisions");
@@ -502,6 +563,8 @@ static Suite *decisions_suite(void)
 	tcase_add_test(tc, test_kswapd_sleep_table);
 	tcase_add_test(tc, test_batchsize_table);
 	tcase_add_test(tc, test_threshold_table);
+	tcase_add_test(tc, test_percpu_batch_table);
+	tcase_add_test(tc, test_highatomic_cap);
 	suite_add_tcase(s, tc);
 	return s;
 }
