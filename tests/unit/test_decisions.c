@@ -9,6 +9,17 @@
 #include "common.h"
 #include "internal.h"
 
+/* One node of nr_cpus CPUs, one Normal zone of pages pages (cfg_tiny's marks). */
+static struct mm_sim *one_zone_sim(unsigned int nr_cpus, unsigned int max_order,
+				   unsigned int pageblock_order, uint64_t pages)
+{
+	struct mm_config cfg;
+
+	cfg_tiny(&cfg, nr_cpus, max_order, pageblock_order);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, pages, pages);
+	return sim_new(&cfg);
+}
+
 /* ------------------------------------------------------------------------
  * gfp -> alloc flags (gfp_to_alloc_flags(), __gfp_pfmemalloc_flags())
  * ---------------------------------------------------------------------- */
@@ -97,11 +108,7 @@ START_TEST(test_alloc_flags_model)
 	struct mm_config cfg;
 	struct vrec vr;
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.nr_nodes = 1;
-	cfg.cpus_per_node[0] = 2;
-	cfg.max_order = 6;
-	cfg.pageblock_order = 5;
+	cfg_tiny(&cfg, 2, 6, 5);
 	cfg.min_free_kbytes = 65536;
 	cfg.watermark_scale_factor = 10;
 	cfg_zone(&cfg, 0, ZONE_DMA, 0, 256, 256);
@@ -110,8 +117,7 @@ START_TEST(test_alloc_flags_model)
 	cfg_zone(&cfg, 0, ZONE_MOVABLE, 768, 256, 256);
 	struct mm_sim *sim = sim_new(&cfg);
 	sim->serial = true;
-	vrec_init(&vr);
-	mm_sim_set_violation_handler(sim, vrec_handler, &vr);
+	sim_record(sim, &vr);
 	mm_set_current_cpu(0);
 	for (unsigned int row = 0; row < 1u << ARRAY_SIZE(reserve_bits); row++)
 		for (unsigned int z = 0; z < ARRAY_SIZE(zone_bits); z++)
@@ -148,11 +154,7 @@ static bool kernel_can_steal(unsigned int order, unsigned int pageblock_order, i
 
 START_TEST(test_fallback_table)
 {
-	struct mm_config cfg;
-
-	cfg_tiny(&cfg, 1, 10, 9);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 2048, 2048);
-	struct mm_sim *sim = sim_new(&cfg);
+	struct mm_sim *sim = one_zone_sim(1, 10, 9, 2048);
 	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 
 	for (unsigned int order = 0; order <= 10; order++) {
@@ -202,19 +204,15 @@ START_TEST(test_free_high_table)
 	struct vrec vr;
 
 	/* 1 CPU, 64 Ki pages of Normal: batch 15, far above the high mark */
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.nr_nodes = 1;
-	cfg.cpus_per_node[0] = 1;
-	cfg.max_order = 10;
-	cfg.pageblock_order = 9;
+	cfg_tiny(&cfg, 1, 10, 9);
+	cfg.min_free_kbytes = 0; /* the kernel's default */
 	cfg.watermark_scale_factor = 10;
 	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 65536, 65536);
 	struct mm_sim *sim = sim_new(&cfg);
 	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 	struct per_cpu_pages *pcp = &z->per_cpu_pageset[0];
 
-	vrec_init(&vr);
-	mm_sim_set_violation_handler(sim, vrec_handler, &vr);
+	sim_record(sim, &vr);
 	mm_set_current_cpu(0);
 	for (unsigned int order = 0; order <= 3; order++)
 		for (int prev = 0; prev < 2; prev++)
@@ -257,11 +255,7 @@ END_TEST
 
 START_TEST(test_defer_table)
 {
-	struct mm_config cfg;
-
-	cfg_tiny(&cfg, 1, 6, 5);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 256, 256);
-	struct mm_sim *sim = sim_new(&cfg);
+	struct mm_sim *sim = one_zone_sim(1, 6, 5, 256);
 	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 
 	for (unsigned int shift = 0; shift <= COMPACT_MAX_DEFER_SHIFT; shift++)
@@ -328,11 +322,8 @@ static struct mm_sim *kswapd_sim(void)
 {
 	struct mm_config cfg;
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.nr_nodes = 1;
-	cfg.cpus_per_node[0] = 2;
-	cfg.max_order = 6;
-	cfg.pageblock_order = 5;
+	cfg_tiny(&cfg, 2, 6, 5);
+	cfg.min_free_kbytes = 0; /* the kernel's default */
 	cfg.watermark_scale_factor = 10;
 	cfg_zone(&cfg, 0, ZONE_DMA32, 0, 1024, 1024);
 	cfg_zone(&cfg, 0, ZONE_NORMAL, 1024, 1024, 1024);
@@ -495,11 +486,7 @@ END_TEST
 /* compute_batch_value(): max(32, 2 * online CPUs), on every hotplug */
 START_TEST(test_percpu_batch_table)
 {
-	struct mm_config cfg;
-
-	cfg_tiny(&cfg, 40, 6, 5);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 256, 256);
-	struct mm_sim *sim = sim_new(&cfg);
+	struct mm_sim *sim = one_zone_sim(40, 6, 5, 256);
 
 	for (int online = 40; online >= 1; online--) {
 		int want = 2 * online > 32 ? 2 * online : 32;
@@ -535,8 +522,7 @@ START_TEST(test_highatomic_cap)
 	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 
 	sim->serial = true;
-	vrec_init(&vr);
-	mm_sim_set_violation_handler(sim, vrec_handler, &vr);
+	sim_record(sim, &vr);
 	mm_set_current_cpu(0);
 	for (int i = 0; i < 8; i++) {
 		uint32_t gen;

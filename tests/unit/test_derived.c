@@ -19,19 +19,14 @@ static struct mm_sim *derived_sim_kb(struct vrec *vr, unsigned int min_free_kbyt
 	struct mm_config cfg;
 	struct mm_sim *sim;
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.nr_nodes = 1;
-	cfg.cpus_per_node[0] = 4;
-	cfg.max_order = 10;
-	cfg.pageblock_order = 9;
+	cfg_tiny(&cfg, 4, 10, 9);
 	cfg.watermark_scale_factor = 10;
 	cfg.min_free_kbytes = min_free_kbytes;
 	cfg_zone(&cfg, 0, ZONE_DMA32, 0, 65536, 65536);
 	cfg_zone(&cfg, 0, ZONE_NORMAL, 65536, 65536, 65536);
 	sim = sim_new(&cfg);
 	sim->serial = true;
-	vrec_init(vr);
-	mm_sim_set_violation_handler(sim, vrec_handler, vr);
+	sim_record(sim, vr);
 	ck_assert_uint_eq(_mm_check_derived_full(sim), 0);
 	ck_assert_uint_eq(vr->n, 0);
 	return sim;
@@ -74,95 +69,53 @@ START_TEST(test_clean_after_events)
 }
 END_TEST
 
-START_TEST(test_wmark_corrupt)
+static void corrupt_wmark(struct mm_sim *sim)
 {
-	struct vrec vr;
-	struct mm_sim *sim = derived_sim(&vr);
-
 	normal(sim)->_watermark[WMARK_LOW]++;
-	assert_reported(sim, &vr, "INV-DERIVED-WMARK");
-	mm_sim_destroy(sim);
 }
-END_TEST
 
-START_TEST(test_min_free_kbytes_corrupt)
+static void corrupt_min_free_kbytes(struct mm_sim *sim)
 {
-	struct vrec vr;
-	struct mm_sim *sim = derived_sim(&vr);
-
 	ck_assert(!sim->user_min_free_kbytes);
 	sim->min_free_kbytes--;
-	assert_reported(sim, &vr, "INV-DERIVED-MIN-FREE-KBYTES");
-	mm_sim_destroy(sim);
 }
-END_TEST
 
-START_TEST(test_lowmem_corrupt)
+static void corrupt_lowmem(struct mm_sim *sim)
 {
-	struct vrec vr;
-	struct mm_sim *sim = derived_sim(&vr);
-
 	/* DMA32 keeps Normal's 65536 / 256 = 256 pages from Normal requests. */
 	struct zone *dma32 = &sim->node_data[0]->node_zones[ZONE_DMA32];
 	ck_assert_uint_eq(dma32->lowmem_reserve[ZONE_NORMAL], 256);
 	dma32->lowmem_reserve[ZONE_NORMAL] = 255;
-	assert_reported(sim, &vr, "INV-DERIVED-LOWMEM");
-	mm_sim_destroy(sim);
 }
-END_TEST
 
-START_TEST(test_pcp_batch_corrupt)
+static void corrupt_pcp_batch(struct mm_sim *sim)
 {
-	struct vrec vr;
-	struct mm_sim *sim = derived_sim(&vr);
-
 	/* 65536 >> 10 = 64, / 4 = 16, rounddown_pow_of_two(24) - 1 = 15 */
 	ck_assert_int_eq(normal(sim)->per_cpu_pageset[2].batch, 15);
 	normal(sim)->per_cpu_pageset[2].batch = 7;
-	assert_reported(sim, &vr, "INV-DERIVED-PCP-BATCH");
-	mm_sim_destroy(sim);
 }
-END_TEST
 
-START_TEST(test_pcp_high_corrupt)
+static void corrupt_pcp_high(struct mm_sim *sim)
 {
-	struct vrec vr;
-	struct mm_sim *sim = derived_sim(&vr);
-
 	/* high_max = managed / 8 / 4 CPUs = 2048 */
 	ck_assert_int_eq(normal(sim)->pageset_high_max, 2048);
 	normal(sim)->pageset_high_max = 2047;
-	assert_reported(sim, &vr, "INV-DERIVED-PCP-HIGH");
-	mm_sim_destroy(sim);
 }
-END_TEST
 
-START_TEST(test_vmstat_threshold_corrupt)
+static void corrupt_vmstat_threshold(struct mm_sim *sim)
 {
-	struct vrec vr;
-	struct mm_sim *sim = derived_sim(&vr);
-
 	/* 2 * fls(4) * (1 + fls(65536 >> 15)) = 2 * 3 * 3 = 18 */
 	ck_assert_int_eq(normal(sim)->per_cpu_zonestats[1].stat_threshold, 18);
 	normal(sim)->per_cpu_zonestats[1].stat_threshold = 17;
-	assert_reported(sim, &vr, "INV-DERIVED-VMSTAT-THRESH");
-	mm_sim_destroy(sim);
 }
-END_TEST
 
-START_TEST(test_drift_mark_corrupt)
+static void corrupt_drift_mark(struct mm_sim *sim)
 {
-	struct vrec vr;
-	struct mm_sim *sim = derived_sim_kb(&vr, 128);
-
 	/* low - min = 65 < 4 CPUs * 18: the mark is high + 72 */
 	struct zone *z = normal(sim);
 	ck_assert_uint_eq(z->percpu_drift_mark, wmark_pages(z, WMARK_HIGH) + 72);
 	z->percpu_drift_mark = 0;
-	assert_reported(sim, &vr, "INV-DERIVED-DRIFT-MARK");
-	mm_sim_destroy(sim);
 }
-END_TEST
 
 START_TEST(test_hotplug_without_refresh)
 {
@@ -180,52 +133,58 @@ START_TEST(test_hotplug_without_refresh)
 }
 END_TEST
 
-START_TEST(test_managed_corrupt)
+static void corrupt_managed(struct mm_sim *sim)
 {
-	struct vrec vr;
-	struct mm_sim *sim = derived_sim(&vr);
-
 	atomic_long_add(-1, &normal(sim)->managed_pages); /* a page handed to no one */
-	assert_reported(sim, &vr, "INV-DERIVED-MANAGED");
-	mm_sim_destroy(sim);
 }
-END_TEST
 
-START_TEST(test_pcpu_batch_corrupt)
+static void corrupt_pcpu_batch(struct mm_sim *sim)
 {
-	struct vrec vr;
-	struct mm_sim *sim = derived_sim(&vr);
-
 	ck_assert_int_eq(sim->pcc->percpu_counter_batch, 32);
 	sim->pcc->percpu_counter_batch = 8;
-	assert_reported(sim, &vr, "INV-DERIVED-PCPU-BATCH");
-	mm_sim_destroy(sim);
 }
-END_TEST
 
-START_TEST(test_commit_batch_corrupt)
+static void corrupt_commit_batch(struct mm_sim *sim)
 {
-	struct vrec vr;
-	struct mm_sim *sim = derived_sim(&vr);
-
 	/* 131072 pages / 4 CPUs / 4 = 8192 under GUESS */
 	ck_assert_int_eq(sim->pcc->vm_committed_as_batch, 8192);
 	ck_assert_int_eq(mm_set_overcommit_memory(sim, MM_OVERCOMMIT_NEVER), 0);
 	ck_assert_int_eq(sim->pcc->vm_committed_as_batch, 128);
-	ck_assert_uint_eq(vr.n, 0);
 	sim->pcc->vm_committed_as_batch = 8192; /* the switch kept the old batch */
-	assert_reported(sim, &vr, "INV-DERIVED-COMMIT-BATCH");
-	mm_sim_destroy(sim);
 }
-END_TEST
 
-START_TEST(test_highatomic_corrupt)
+static void corrupt_highatomic(struct mm_sim *sim)
 {
-	struct vrec vr;
-	struct mm_sim *sim = derived_sim(&vr);
-
 	normal(sim)->nr_reserved_highatomic = 512; /* no HIGHATOMIC pageblock */
-	assert_reported(sim, &vr, "INV-DERIVED-HIGHATOMIC");
+}
+
+/* Each row: the ID, the machine's min_free_kbytes, and what a bug would leave. */
+static const struct corruption {
+	const char *id;
+	unsigned int min_free_kbytes;
+	void (*corrupt)(struct mm_sim *sim);
+} corruptions[] = {
+	{"INV-DERIVED-WMARK", 0, corrupt_wmark},
+	{"INV-DERIVED-MIN-FREE-KBYTES", 0, corrupt_min_free_kbytes},
+	{"INV-DERIVED-LOWMEM", 0, corrupt_lowmem},
+	{"INV-DERIVED-PCP-BATCH", 0, corrupt_pcp_batch},
+	{"INV-DERIVED-PCP-HIGH", 0, corrupt_pcp_high},
+	{"INV-DERIVED-VMSTAT-THRESH", 0, corrupt_vmstat_threshold},
+	{"INV-DERIVED-DRIFT-MARK", 128, corrupt_drift_mark},
+	{"INV-DERIVED-MANAGED", 0, corrupt_managed},
+	{"INV-DERIVED-PCPU-BATCH", 0, corrupt_pcpu_batch},
+	{"INV-DERIVED-COMMIT-BATCH", 0, corrupt_commit_batch},
+	{"INV-DERIVED-HIGHATOMIC", 0, corrupt_highatomic},
+};
+
+START_TEST(test_corruption)
+{
+	const struct corruption *c = &corruptions[_i];
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim_kb(&vr, c->min_free_kbytes);
+
+	c->corrupt(sim);
+	assert_reported(sim, &vr, c->id);
 	mm_sim_destroy(sim);
 }
 END_TEST
@@ -332,8 +291,7 @@ static struct mm_sim *compaction_sim(struct vrec *vr)
 	struct mm_sim *sim = sim_new(&cfg);
 	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
 	sim->serial = true;
-	vrec_init(vr);
-	mm_sim_set_violation_handler(sim, vrec_handler, vr);
+	sim_record(sim, vr);
 	return sim;
 }
 
@@ -424,18 +382,8 @@ static Suite *derived_suite(void)
 	TCase *tc = tcase_create("derived state equals the rule");
 
 	tcase_add_test(tc, test_clean_after_events);
-	tcase_add_test(tc, test_wmark_corrupt);
-	tcase_add_test(tc, test_min_free_kbytes_corrupt);
-	tcase_add_test(tc, test_lowmem_corrupt);
-	tcase_add_test(tc, test_pcp_batch_corrupt);
-	tcase_add_test(tc, test_pcp_high_corrupt);
-	tcase_add_test(tc, test_vmstat_threshold_corrupt);
-	tcase_add_test(tc, test_drift_mark_corrupt);
+	tcase_add_loop_test(tc, test_corruption, 0, (int)ARRAY_SIZE(corruptions));
 	tcase_add_test(tc, test_hotplug_without_refresh);
-	tcase_add_test(tc, test_managed_corrupt);
-	tcase_add_test(tc, test_pcpu_batch_corrupt);
-	tcase_add_test(tc, test_commit_batch_corrupt);
-	tcase_add_test(tc, test_highatomic_corrupt);
 	tcase_add_test(tc, test_kswapd_request_corrupt);
 	tcase_add_test(tc, test_alloc_flags_oracle);
 	tcase_add_test(tc, test_stale_drift_mark_strict_only);
