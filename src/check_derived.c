@@ -20,7 +20,7 @@
 
 #define KSWAPD_ZONEIDX_UNSET MAX_NR_ZONES
 
-static int fls_rule(unsigned long x)
+MM_SCAN_INLINE static int fls_rule(unsigned long x)
 {
 	int r = 0;
 
@@ -34,7 +34,7 @@ static int fls_rule(unsigned long x)
  * ---------------------------------------------------------------------- */
 
 /* models calculate_min_free_kbytes(): clamp(int_sqrt(16 * lowmem kB), 128, 262144) */
-static unsigned long rule_min_free_kbytes(const struct mm_sim *sim)
+MM_SCAN_INLINE static unsigned long rule_min_free_kbytes(const struct mm_sim *sim)
 {
 	unsigned long lowmem = 0, kb, r = 0;
 
@@ -59,16 +59,14 @@ struct wmarks {
 	unsigned long min, low, high, promo;
 };
 
-/* models __setup_per_zone_wmarks() for one zone */
-static struct wmarks rule_wmarks(const struct mm_sim *sim, const struct zone *zone)
+/* models __setup_per_zone_wmarks() for one zone; lowmem: Σ managed of the non-Movable zones */
+MM_SCAN_INLINE static struct wmarks rule_wmarks(const struct mm_sim *sim, const struct zone *zone,
+						unsigned long lowmem)
 {
 	unsigned long pages_min = sim->min_free_kbytes / (1UL << (MM_PAGE_SHIFT - 10));
-	unsigned long lowmem = 0, managed = zone_managed_pages(zone), share, gap, scaled;
+	unsigned long managed = zone_managed_pages(zone), share, gap, scaled;
 	struct wmarks w;
 
-	for_each_zone(sim, z)
-		if (z->type != ZONE_MOVABLE)
-			lowmem += zone_managed_pages(z);
 	share = lowmem ? pages_min * managed / lowmem : 0;
 	if (zone->type == ZONE_MOVABLE) {
 		/* clamp(managed / 1024, SWAP_CLUSTER_MAX, 128) */
@@ -92,7 +90,8 @@ static unsigned long rule_lowmem_ratio(int zt)
 }
 
 /* models setup_per_zone_lowmem_reserve() for lowmem_reserve[j] of zone i */
-static unsigned long rule_lowmem_reserve(const struct pglist_data *pgdat, int i, int j)
+MM_SCAN_INLINE static unsigned long rule_lowmem_reserve(const struct pglist_data *pgdat, int i,
+							int j)
 {
 	unsigned long ratio = rule_lowmem_ratio(i), sum = 0;
 
@@ -104,7 +103,7 @@ static unsigned long rule_lowmem_reserve(const struct pglist_data *pgdat, int i,
 }
 
 /* models zone_batchsize() with its caller's max(1, .): 2^n - 1 from about 0.025% */
-static int rule_pcp_batch(unsigned long managed)
+MM_SCAN_INLINE static int rule_pcp_batch(unsigned long managed)
 {
 	unsigned long b = managed / 1024, p = 1;
 
@@ -118,22 +117,15 @@ static int rule_pcp_batch(unsigned long managed)
 	return p - 1 ? (int)(p - 1) : 1;
 }
 
-/* models zone_highsize() (6.7+): total over the node's online CPUs, at least 4 batches */
-static int rule_pcp_high(const struct mm_sim *sim, const struct zone *zone, unsigned long total,
-			 int batch)
+/* models zone_highsize() (6.7+): total over the node's online CPUs (split), at least 4 batches */
+MM_SCAN_INLINE static int rule_pcp_high(unsigned long total, int batch, unsigned int split)
 {
-	unsigned int split = 0;
-
-	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
-		split += sim->cpu_to_node[cpu] == zone->node && cpu_online(sim, cpu);
-	if (!split)
-		split = mm_num_online_cpus(sim);
 	unsigned long high = total / split;
 	return high > 4UL * (unsigned long)batch ? (int)high : 4 * batch;
 }
 
 /* models calculate_normal_threshold() */
-static int rule_normal_threshold(const struct mm_sim *sim, const struct zone *zone)
+MM_SCAN_INLINE static int rule_normal_threshold(const struct mm_sim *sim, const struct zone *zone)
 {
 	int cpus = fls_rule(mm_num_online_cpus(sim));
 	int mem = fls_rule(zone_managed_pages(zone) >> (27 - MM_PAGE_SHIFT));
@@ -152,8 +144,8 @@ static int rule_pressure_threshold(const struct mm_sim *sim, const struct zone *
 }
 
 /* The drift mark refresh_zone_stat_thresholds() sets now, or `old` where it sets none. */
-static unsigned long rule_drift_mark(const struct mm_sim *sim, const struct zone *zone, int t,
-				     unsigned long old)
+MM_SCAN_INLINE static unsigned long
+rule_drift_mark(const struct mm_sim *sim, const struct zone *zone, int t, unsigned long old)
 {
 	unsigned long tolerate = wmark_pages(zone, WMARK_LOW) - wmark_pages(zone, WMARK_MIN);
 	unsigned long max_drift = (unsigned long)mm_num_online_cpus(sim) * (unsigned long)t;
@@ -219,6 +211,9 @@ static void shadow_set_node(struct mm_sim *sim, int node, bool pressure)
 void _mm_derived_boot(struct mm_sim *sim)
 {
 	memset(&sim->derived, 0, sizeof(sim->derived));
+	for (unsigned int n = 0; n < sim->cfg.nr_nodes; n++)
+		for (int zt = 0; zt < MAX_NR_ZONES; zt++)
+			sim->derived.ram += (unsigned long)sim->cfg.zones[n][zt].managed;
 	shadow_refresh(sim);
 	sim->derived.online = mm_num_online_cpus(sim);
 	sim->derived.pending = sim->deferred_pending;
@@ -244,15 +239,20 @@ void _mm_derived_vmstat_op(struct mm_sim *sim, const struct mm_op *op, int skipp
 {
 	if (!sim->serial || skipped)
 		return;
+	bool set = true; /* the op set thresholds: check them; the rest wait for a scan */
+
 	if (op->kind == MM_OP_VMSTAT_REFRESH)
 		shadow_refresh(sim);
 	else if (op->kind == MM_OP_KSWAPD_STEP && !sim->derived.pressure[op->node])
 		shadow_set_node(sim, op->node, true); /* kswapd runs: pressure thresholds */
 	else if (op->kind == MM_OP_KSWAPD_SLEEP)
 		shadow_set_node(sim, op->node, false); /* kswapd_try_to_sleep(): normal again */
-	else if (op->kind == MM_OP_KSWAPD_WAKE)
+	else
+		set = false;
+	if (op->kind == MM_OP_KSWAPD_WAKE)
 		_mm_derived_check_kswapd_request(sim, op->node, op->order, (int)op->arg);
-	_mm_derived_check_vmstat(sim);
+	if (set)
+		_mm_derived_check_vmstat(sim);
 }
 
 /* ------------------------------------------------------------------------
@@ -316,9 +316,13 @@ MM_SCAN unsigned long _mm_derived_check_vmstat(struct mm_sim *sim)
 }
 
 /* INV-DERIVED-WMARK, -MIN-FREE-KBYTES, -LOWMEM: the watermark setup's outputs */
-static unsigned long check_wmarks(struct mm_sim *sim)
+MM_SCAN static unsigned long check_wmarks(struct mm_sim *sim)
 {
-	unsigned long bad = 0;
+	unsigned long bad = 0, lowmem = 0;
+
+	for_each_zone(sim, z)
+		if (z->type != ZONE_MOVABLE)
+			lowmem += zone_managed_pages(z);
 
 	if (!sim->user_min_free_kbytes && sim->min_free_kbytes != rule_min_free_kbytes(sim)) {
 		mm_report_violation(sim, "INV-DERIVED-MIN-FREE-KBYTES", -1, -1, -1, -1,
@@ -327,7 +331,7 @@ static unsigned long check_wmarks(struct mm_sim *sim)
 		bad++;
 	}
 	for_each_zone(sim, z) {
-		struct wmarks w = rule_wmarks(sim, z);
+		struct wmarks w = rule_wmarks(sim, z, lowmem);
 		unsigned long want[NR_WMARK] = {[WMARK_MIN] = w.min,
 						[WMARK_LOW] = w.low,
 						[WMARK_HIGH] = w.high,
@@ -363,62 +367,49 @@ static unsigned long check_wmarks(struct mm_sim *sim)
 	return bad;
 }
 
-/* INV-DERIVED-PCP-BATCH, INV-DERIVED-PCP-HIGH: zone_pcp_update()'s outputs */
+/*
+ * INV-DERIVED-PCP-BATCH, INV-DERIVED-PCP-HIGH: zone_pcp_update()'s outputs,
+ * the zone's copy; INV-PCP-SIZING holds every CPU's pageset to it.
+ */
 MM_SCAN static unsigned long check_pcp(struct mm_sim *sim)
 {
+	unsigned int split[MM_MAX_NODES] = {0};
 	unsigned long bad = 0;
 
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
+		split[sim->cpu_to_node[cpu]] += cpu_online(sim, cpu);
 	for_each_zone(sim, z) {
 		if (!z->per_cpu_pageset)
 			continue;
 		unsigned long managed = zone_managed_pages(z);
 		unsigned int fraction = sim->percpu_pagelist_high_fraction;
+		unsigned int n = split[z->node] ? split[z->node] : mm_num_online_cpus(sim);
 		int batch = rule_pcp_batch(managed);
-		int lo = rule_pcp_high(
-			sim, z, fraction ? managed / fraction : wmark_pages(z, WMARK_LOW), batch);
-		int hi = fraction ? lo : rule_pcp_high(sim, z, managed / 8, batch);
+		int lo = rule_pcp_high(fraction ? managed / fraction : wmark_pages(z, WMARK_LOW),
+				       batch, n);
+		int hi = fraction ? lo : rule_pcp_high(managed / 8, batch, n);
 
 		if (z->pageset_batch != batch) {
 			zreport(z, "INV-DERIVED-PCP-BATCH", -1, batch, z->pageset_batch,
 				"the zone's pcp batch is not zone_batchsize(%lu)", managed);
 			bad++;
-			continue;
-		}
-		if (z->pageset_high_min != lo || z->pageset_high_max != hi) {
+		} else if (z->pageset_high_min != lo || z->pageset_high_max != hi) {
 			zreport(z, "INV-DERIVED-PCP-HIGH", -1, z->pageset_high_min != lo ? lo : hi,
 				z->pageset_high_min != lo ? z->pageset_high_min
 							  : z->pageset_high_max,
 				"high_min/high_max %d/%d, zone_highsize() gives %d/%d",
 				z->pageset_high_min, z->pageset_high_max, lo, hi);
 			bad++;
-			continue;
-		}
-		if (z->pcp_disabled)
-			continue;
-		for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
-			const struct per_cpu_pages *pcp = &z->per_cpu_pageset[cpu];
-			if (pcp->batch == batch && pcp->high_min == lo && pcp->high_max == hi)
-				continue;
-			zreport(z,
-				pcp->batch != batch ? "INV-DERIVED-PCP-BATCH"
-						    : "INV-DERIVED-PCP-HIGH",
-				(int)cpu, pcp->batch != batch ? batch : lo,
-				pcp->batch != batch ? pcp->batch : pcp->high_min,
-				"cpu %u's batch/high_min/high_max %d/%d/%d, the rule gives "
-				"%d/%d/%d",
-				cpu, pcp->batch, pcp->high_min, pcp->high_max, batch, lo, hi);
-			bad++;
-			break;
 		}
 	}
 	return bad;
 }
 
 /* INV-DERIVED-PCPU-BATCH, INV-DERIVED-COMMIT-BATCH: the counters' batches */
-unsigned long _mm_derived_check_counters(struct mm_sim *sim)
+MM_SCAN unsigned long _mm_derived_check_counters(struct mm_sim *sim)
 {
 	struct pcpu_state *s = sim->pcc;
-	unsigned long bad = 0, ram = 0;
+	unsigned long bad = 0, ram;
 
 	if (!s)
 		return 0;
@@ -430,9 +421,7 @@ unsigned long _mm_derived_check_counters(struct mm_sim *sim)
 		bad++;
 	}
 	/* totalram: every page the machine will manage (mm_compute_batch_init runs late) */
-	for (unsigned int n = 0; n < sim->cfg.nr_nodes; n++)
-		for (int zt = 0; zt < MAX_NR_ZONES; zt++)
-			ram += (unsigned long)sim->cfg.zones[n][zt].managed;
+	ram = sim->derived.ram;
 	int want = rule_commit_batch(sim->nr_cpus, ram, s->sysctl_overcommit_memory);
 	if (s->totalram != ram || s->vm_committed_as_batch != want) {
 		mm_report_violation(sim, "INV-DERIVED-COMMIT-BATCH", -1, -1, -1, -1, want,
@@ -493,7 +482,7 @@ void _mm_derived_check_kswapd_wakes(struct mm_sim *sim, struct zone **zonelist, 
  * reserve_highatomic_pageblock() tests before each reservation
  * (managed / 100 + a pageblock) rounded up to whole pageblocks. O(pageblocks).
  */
-MM_NO_COVERAGE static unsigned long check_highatomic(struct mm_sim *sim)
+MM_SCAN static unsigned long check_highatomic(struct mm_sim *sim)
 {
 	unsigned long bad = 0, nr_pb = 1UL << sim->pageblock_order;
 
@@ -530,7 +519,7 @@ MM_NO_COVERAGE static unsigned long check_highatomic(struct mm_sim *sim)
  * completes, never past them (what memblock_free_all() and
  * deferred_init_memmap() hand the buddy). O(zones).
  */
-static unsigned long check_managed(struct mm_sim *sim)
+MM_SCAN static unsigned long check_managed(struct mm_sim *sim)
 {
 	unsigned long bad = 0;
 

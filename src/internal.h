@@ -302,6 +302,7 @@ struct derived_zone {
 struct derived_shadow {
 	struct derived_zone zone[MM_MAX_NODES][MAX_NR_ZONES];
 	bool pressure[MM_MAX_NODES]; /* kswapd ran and applied the pressure thresholds */
+	unsigned long ram;	     /* the config's managed pages: totalram */
 	unsigned int online;	     /* online CPUs at the last check */
 	bool pending;		     /* deferred init pending at the last check */
 };

@@ -52,7 +52,7 @@ static bool rule_matches(const struct gfp_rule *r, unsigned int gfp, unsigned in
 	return (gfp & r->set) == r->set && !(gfp & r->clear) && order >= r->min_order;
 }
 
-unsigned int _mm_oracle_alloc_flags(unsigned int gfp, unsigned int order)
+static unsigned int rules_alloc_flags(unsigned int gfp, unsigned int order)
 {
 	unsigned int flags = 0;
 
@@ -63,6 +63,37 @@ unsigned int _mm_oracle_alloc_flags(unsigned int gfp, unsigned int order)
 		if (rule_matches(&pfmemalloc_rules[i], gfp, order))
 			return pfmemalloc_rules[i].add | (flags & ALLOC_KSWAPD);
 	return flags;
+}
+
+/*
+ * The rules above, evaluated once for every combination of the gfp bits
+ * they read and of order 0 or higher: every slow path looks its flags up.
+ */
+static const unsigned int rule_bits[] = {MM_GFP_HIGH,		MM_GFP_KSWAPD_RECLAIM,
+					 MM_GFP_DIRECT_RECLAIM, MM_GFP_NOMEMALLOC,
+					 MM_GFP_MEMALLOC,	MM_GFP_OOM};
+#define NR_RULE_BITS (sizeof(rule_bits) / sizeof(rule_bits[0]))
+static uint16_t flags_table[2][1u << NR_RULE_BITS];
+
+__attribute__((constructor)) static void build_flags_table(void)
+{
+	for (unsigned int i = 0; i < 1u << NR_RULE_BITS; i++) {
+		unsigned int gfp = 0;
+		for (unsigned int b = 0; b < NR_RULE_BITS; b++)
+			if (i & (1u << b))
+				gfp |= rule_bits[b];
+		flags_table[0][i] = (uint16_t)rules_alloc_flags(gfp, 0);
+		flags_table[1][i] = (uint16_t)rules_alloc_flags(gfp, 1);
+	}
+}
+
+MM_SCAN_INLINE unsigned int _mm_oracle_alloc_flags(unsigned int gfp, unsigned int order)
+{
+	unsigned int i = 0;
+
+	for (unsigned int b = 0; b < NR_RULE_BITS; b++)
+		i |= (gfp & rule_bits[b]) ? 1u << b : 0;
+	return flags_table[order > 0][i];
 }
 
 /* models gfp_zone() on a machine without ZONE_HIGHMEM: the first row that matches */
