@@ -382,6 +382,30 @@ START_TEST(test_kswapd_wake_table)
 }
 END_TEST
 
+/* pgdat_balanced(): one managed zone up to highest_zoneidx at its high mark, or none managed */
+START_TEST(test_pgdat_balanced_table)
+{
+	struct mm_sim *sim = kswapd_sim(); /* DMA32 and Normal; no DMA, no Movable pages */
+	struct pglist_data *pgdat = sim->node_data[0];
+
+	mm_set_current_cpu(0);
+	for (unsigned int ok = 0; ok < 4; ok++) /* bit 0: DMA32 at its mark, bit 1: Normal */
+		for (int hz = ZONE_DMA; hz <= ZONE_MOVABLE; hz++) {
+			set_balanced(sim, true);
+			if (!(ok & 1))
+				pgdat->node_zones[ZONE_DMA32]._watermark[WMARK_HIGH] = 100000;
+			if (!(ok & 2))
+				pgdat->node_zones[ZONE_NORMAL]._watermark[WMARK_HIGH] = 100000;
+			bool want = hz == ZONE_DMA || ((ok & 1) && hz >= ZONE_DMA32) ||
+				    ((ok & 2) && hz >= ZONE_NORMAL);
+			ck_assert_msg(pgdat_balanced(pgdat, 0, hz) == want,
+				      "DMA32 ok %u Normal ok %u highest zone %d: %d", ok & 1,
+				      ok >> 1, hz, !want);
+		}
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 START_TEST(test_kswapd_sleep_table)
 {
 	struct mm_sim *sim = kswapd_sim();
@@ -504,6 +528,50 @@ START_TEST(test_percpu_batch_table)
 END_TEST
 
 /*
+ * __vm_enough_memory(): ALWAYS admits; GUESS refuses more than RAM (no
+ * swap) at once; NEVER admits while percpu_counter_read_positive() after
+ * the charge is below RAM * 50% - the admin reserve (not for admin) -
+ * min(total_vm / 32, the user reserve). 4096 pages on 1 CPU: reserves 128,
+ * limit 2048, NEVER batch 32 (a smaller charge stays in the CPU's local).
+ */
+START_TEST(test_vm_enough_memory_table)
+{
+	static const long pages[] = {1,	   31,	 32,   100,  1791, 1792,
+				     1919, 1920, 2047, 2048, 4096, 4097};
+	static const unsigned long total_vm[] = {0, 320, 4096UL * 32};
+	struct mm_sim *sim = one_zone_sim(1, 6, 5, 4096);
+
+	mm_set_current_cpu(0);
+	for (int policy = MM_OVERCOMMIT_GUESS; policy <= MM_OVERCOMMIT_NEVER; policy++) {
+		ck_assert_int_eq(mm_set_overcommit_memory(sim, policy), 0);
+		for (unsigned int p = 0; p < ARRAY_SIZE(pages); p++)
+			for (unsigned int t = 0; t < ARRAY_SIZE(total_vm); t++)
+				for (int admin = 0; admin < 2; admin++) {
+					long user = (long)(total_vm[t] / 32) < 128
+							    ? (long)(total_vm[t] / 32)
+							    : 128;
+					long allowed = 2048 - (admin ? 0 : 128) - user;
+					long read = pages[p] >= 32 ? pages[p] : 0;
+					bool want =
+						policy == MM_OVERCOMMIT_ALWAYS ||
+						(policy == MM_OVERCOMMIT_GUESS &&
+						 pages[p] <= 4096) ||
+						(policy == MM_OVERCOMMIT_NEVER && read < allowed);
+					int got = mm_vm_enough_memory(sim, total_vm[t], pages[p],
+								      admin);
+					ck_assert_msg(
+						(got == 0) == want,
+						"policy %d pages %ld total_vm %lu admin %d: %d",
+						policy, pages[p], total_vm[t], admin, got);
+					if (!got)
+						vm_unacct_memory(sim, pages[p]);
+				}
+	}
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * reserve_highatomic_pageblock(): a zone under 100 pages may reserve one
  * pageblock (managed / 100 + 1 pageblock = 8 pages), however many
  * high-order atomic allocations succeed below the low mark.
@@ -546,10 +614,12 @@ static Suite *decisions_suite(void)
 	tcase_add_test(tc, test_free_high_table);
 	tcase_add_test(tc, test_defer_table);
 	tcase_add_test(tc, test_kswapd_wake_table);
+	tcase_add_test(tc, test_pgdat_balanced_table);
 	tcase_add_test(tc, test_kswapd_sleep_table);
 	tcase_add_test(tc, test_batchsize_table);
 	tcase_add_test(tc, test_threshold_table);
 	tcase_add_test(tc, test_percpu_batch_table);
+	tcase_add_test(tc, test_vm_enough_memory_table);
 	tcase_add_test(tc, test_highatomic_cap);
 	suite_add_tcase(s, tc);
 	return s;
