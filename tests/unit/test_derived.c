@@ -376,6 +376,27 @@ START_TEST(test_compact_skip_flush_corrupt)
 }
 END_TEST
 
+/* kswapd going to sleep flushes the skip bits a direct compaction asked it to. */
+START_TEST(test_kswapd_sleep_flushes)
+{
+	struct vrec vr;
+	struct mm_sim *sim = compaction_sim(&vr);
+	struct zone *z = normal(sim);
+	struct mm_op op = {.kind = MM_OP_KSWAPD_SLEEP, .node = 0};
+	uint32_t gen;
+
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_alloc_pages(sim, 0, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 1, &gen), 0);
+	set_pageblock_skip(sim, 0);
+	z->compact_blockskip_flush = true;
+	sim->node_data[0]->kswapd = (struct kswapd_state){.awake = true, .failures = 16};
+	ck_assert_int_eq(_mm_vmstat_apply_op(sim, &op), 0);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	ck_assert(!z->compact_blockskip_flush && !get_pageblock_skip(sim, 0));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *derived_suite(void)
 {
 	Suite *s = suite_create("derived");
@@ -394,6 +415,7 @@ static Suite *derived_suite(void)
 	tcase_add_test(tc, test_compact_prio_corrupt);
 	tcase_add_test(tc, test_compact_cached_pfn_corrupt);
 	tcase_add_test(tc, test_compact_skip_flush_corrupt);
+	tcase_add_test(tc, test_kswapd_sleep_flushes);
 	suite_add_tcase(s, tc);
 	return s;
 }
