@@ -603,6 +603,79 @@ START_TEST(test_highatomic_cap)
 }
 END_TEST
 
+/*
+ * rmqueue_buddy(): with only HIGHATOMIC blocks left, an order-0 request
+ * takes one only with ALLOC_NON_BLOCK or ALLOC_OOM ("failing now is worse
+ * than failing a high-order atomic later"); the rest fail, the watermark
+ * check having kept the reserve out of their free count.
+ */
+START_TEST(test_highatomic_fallback_table)
+{
+	static const struct {
+		unsigned int gfp;
+		bool ok;
+	} rows[] = {
+		{MM_GFP_KERNEL, false},
+		{MM_GFP_KERNEL | MM_GFP_HIGH, false},
+		{MM_GFP_NOWAIT, true},
+		{MM_GFP_ATOMIC, true},
+		{MM_GFP_NOWAIT | MM_GFP_NOMEMALLOC, false},
+		{MM_GFP_KERNEL | MM_GFP_OOM, true},
+	};
+
+	for (unsigned int r = 0; r < ARRAY_SIZE(rows); r++) {
+		struct mm_config cfg;
+		uint32_t gen;
+
+		cfg_tiny(&cfg, 1, 3, 3); /* all marks 0 */
+		cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+		struct mm_sim *sim = sim_new_buddy_only(&cfg);
+		struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+
+		/* pageblock 7 becomes the highatomic reserve, as reserve_highatomic_pageblock() */
+		spin_lock(&z->lock);
+		__move_freepages_block(z, 56, MIGRATE_MOVABLE, MIGRATE_HIGHATOMIC);
+		set_pageblock_migratetype(sim, 56, MIGRATE_HIGHATOMIC);
+		z->nr_reserved_highatomic = 8;
+		spin_unlock(&z->lock);
+		mm_set_current_cpu(0);
+		for (int i = 0; i < 56; i++)
+			ck_assert(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, 1, &gen) >= 0);
+		long long pfn = mm_alloc_pages(sim, 0, rows[r].gfp, 0, 2, &gen);
+		ck_assert_msg((pfn >= 56) == rows[r].ok && (pfn < 0) == !rows[r].ok,
+			      "gfp %#x: pfn %lld, want %s", rows[r].gfp, pfn,
+			      rows[r].ok ? "a highatomic page" : "a failure");
+		mm_sim_destroy(sim);
+	}
+}
+END_TEST
+
+/* compaction_direct_outcome(): a success consumes the flush request and resets deferral */
+START_TEST(test_direct_outcome_table)
+{
+	struct mm_sim *sim = one_zone_sim(1, 6, 5, 256);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+
+	sim->serial = true;
+	for (int success = 0; success < 2; success++)
+		for (int failed = 0; failed <= 6; failed++)
+			for (unsigned int order = 1; order <= 5; order++) {
+				z->compact_blockskip_flush = true;
+				z->compact_defer_shift = 3;
+				z->compact_considered = 5;
+				z->compact_order_failed = failed;
+				compaction_direct_outcome(sim, success ? z : NULL, order);
+				ck_assert_int_eq(z->compact_blockskip_flush, !success);
+				ck_assert_uint_eq(z->compact_defer_shift, success ? 0 : 3);
+				ck_assert_uint_eq(z->compact_considered, success ? 0 : 5);
+				ck_assert_int_eq(z->compact_order_failed,
+						 success && (int)order >= failed ? (int)order + 1
+										 : failed);
+			}
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *decisions_suite(void)
 {
 	Suite *s = suite_create("decisions");
@@ -621,6 +694,8 @@ static Suite *decisions_suite(void)
 	tcase_add_test(tc, test_percpu_batch_table);
 	tcase_add_test(tc, test_vm_enough_memory_table);
 	tcase_add_test(tc, test_highatomic_cap);
+	tcase_add_test(tc, test_highatomic_fallback_table);
+	tcase_add_test(tc, test_direct_outcome_table);
 	suite_add_tcase(s, tc);
 	return s;
 }
