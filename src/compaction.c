@@ -297,6 +297,7 @@ int compact_zone(struct compact_control *cc)
 	}
 	cs->stats.compact_migrate_scanned += cc->total_migrate_scanned;
 	cs->stats.compact_free_scanned += cc->total_free_scanned;
+	compact_check_result(cc, ret);
 	return ret;
 }
 

@@ -5,7 +5,10 @@
  *
  *   INV-COMPACT-PRIO        a direct pass at MIN_COMPACT_PRIORITY scans the
  *                           whole zone, ignoring the skip bits and block
- *                           suitability, and no other priority does
+ *                           suitability, and no other priority does; a pass
+ *                           is whole-zone by that or by starting at the
+ *                           reset's first usable block, and only a
+ *                           whole-zone pass ends COMPLETE
  *   INV-COMPACT-CACHED-PFN  when the scanners meet, the cached pfns are
  *                           where reset_cached_positions() puts them
  *   INV-COMPACT-SKIP-FLUSH  at a flush point (kswapd going to sleep, a
@@ -32,14 +35,32 @@ void compact_check_priority(struct compact_control *cc, int prio)
 		    min_prio);
 }
 
-/* A whole-zone pass starts at the zone's first pfn and its last pageblock. */
-void compact_check_prio_start(const struct compact_control *cc)
+/*
+ * At the pass's start: it is whole-zone when its priority asks, or when
+ * the migration scanner starts at or below where the last reset found the
+ * first usable block (compact_zone(): cc->migrate_pfn <=
+ * compact_init_migrate_pfn). A priority's whole-zone pass starts at the
+ * zone's first pfn and its last pageblock.
+ */
+void compact_check_prio_start(struct compact_control *cc)
 {
 	const struct zone *zone = cc->zone;
 	uint64_t free_start =
 		(zone_end_pfn(zone) - 1) & ~((UINT64_C(1) << zone->sim->pageblock_order) - 1);
 
-	if (!cc->prio_whole_zone || zone->sim->compact->in_shadow)
+	cc->whole_zone_rule =
+		cc->prio_whole_zone || cc->migrate_pfn <= zone->compact_init_migrate_pfn;
+	if (zone->sim->compact->in_shadow)
+		return;
+	if (cc->whole_zone != cc->whole_zone_rule)
+		zone_report(cc->zone, "INV-COMPACT-PRIO", (long long)cc->migrate_pfn,
+			    cc->whole_zone_rule, cc->whole_zone,
+			    "a pass starting at migrate pfn %llu (reset's first usable %llu, "
+			    "priority whole-zone %d) has whole_zone %d",
+			    (unsigned long long)cc->migrate_pfn,
+			    (unsigned long long)zone->compact_init_migrate_pfn, cc->prio_whole_zone,
+			    cc->whole_zone);
+	if (!cc->prio_whole_zone)
 		return;
 	if (cc->whole_zone && cc->migrate_pfn == zone->zone_start_pfn && cc->free_pfn == free_start)
 		return;
@@ -74,6 +95,19 @@ void compact_check_scanners_met(const struct compact_control *cc)
 		zone_report(
 			cc->zone, "INV-COMPACT-SKIP-FLUSH", -1, 1, 0,
 			"a direct pass whose scanners met did not ask for the skip bits' flush");
+}
+
+/* __compact_finished(): scanners that met end a whole-zone pass COMPLETE, others PARTIAL_SKIPPED */
+void compact_check_result(const struct compact_control *cc, int result)
+{
+	int want = cc->whole_zone_rule ? MM_COMPACT_COMPLETE : MM_COMPACT_PARTIAL_SKIPPED;
+
+	if ((result != MM_COMPACT_COMPLETE && result != MM_COMPACT_PARTIAL_SKIPPED) ||
+	    result == want || cc->zone->sim->compact->in_shadow)
+		return;
+	zone_report(cc->zone, "INV-COMPACT-PRIO", -1, want, result,
+		    "a pass whose scanners met ended %s; whole-zone by the rule: %d",
+		    mm_compact_result_name(result), cc->whole_zone_rule);
 }
 
 /* models compaction_restarting() with a pending flush: __reset_isolation_suitable() must run */

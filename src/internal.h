@@ -864,6 +864,8 @@ struct compact_control {
 	uint64_t fast_found_pfn;
 	/* checker: the priority's rule asks for a whole-zone pass (compaction_oracle.c) */
 	bool prio_whole_zone;
+	/* checker: the pass scans the whole zone by the rule, set at its start */
+	bool whole_zone_rule;
 };
 
 #define COMPACT_NO_PFN UINT64_MAX
@@ -983,8 +985,9 @@ void compact_check_migrated(struct mm_sim *sim, const struct mm_handle *h, uint6
 
 /* compaction_oracle.c: compaction's decisions and resets against the kernel's rules */
 void compact_check_priority(struct compact_control *cc, int prio);
-void compact_check_prio_start(const struct compact_control *cc);
+void compact_check_prio_start(struct compact_control *cc);
 void compact_check_scanners_met(const struct compact_control *cc);
+void compact_check_result(const struct compact_control *cc, int result);
 bool compact_flush_due(const struct zone *zone, int order);
 void compact_check_flushed(struct zone *zone);
 

@@ -316,6 +316,18 @@ START_TEST(test_compact_prio_corrupt)
 	cc.free_pfn = 224;
 	compact_check_prio_start(&cc);
 	ck_assert(vrec_has(&vr, "INV-COMPACT-PRIO"));
+	/* a whole-zone pass whose scanners met ends COMPLETE, not PARTIAL_SKIPPED */
+	vrec_init(&vr);
+	compact_check_result(&cc, MM_COMPACT_COMPLETE);
+	ck_assert_uint_eq(vr.n, 0);
+	compact_check_result(&cc, MM_COMPACT_PARTIAL_SKIPPED);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-PRIO"));
+	/* a pass from the cached pfns past the reset's first usable block is not whole-zone */
+	vrec_init(&vr);
+	cc.prio_whole_zone = false;
+	normal(sim)->compact_init_migrate_pfn = 0;
+	compact_check_prio_start(&cc);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-PRIO"));
 	mm_sim_destroy(sim);
 }
 END_TEST
