@@ -312,6 +312,95 @@ START_TEST(test_defer_table)
 }
 END_TEST
 
+/*
+ * compaction_suitable(): order-0 free above (low for costly orders, else
+ * min) + 2 << order, and for a costly order a fragmentation index outside
+ * [0, 500]: 0 with no free block, -1000 with a block of the order free,
+ * else 1000 - (1000 + free pages * 1000 / 2^order) / free blocks.
+ */
+static int kernel_fragindex(const unsigned long *nr_free, unsigned int order)
+{
+	unsigned long total = 0, pages = 0, suitable = 0;
+
+	for (unsigned int o = 0; o <= 6; o++) {
+		total += nr_free[o];
+		pages += nr_free[o] << o;
+		suitable += o >= order ? nr_free[o] << (o - order) : 0;
+	}
+	if (!total)
+		return 0;
+	if (suitable)
+		return -1000;
+	return (int)(1000 - (1000 + pages * 1000 / (1UL << order)) / total);
+}
+
+START_TEST(test_compaction_suitable_table)
+{
+	/* free block counts per order 0..6: all order 0, a few larger, one of order 5 */
+	static const unsigned long shapes[][7] = {
+		{0},
+		{300, 0, 0, 0, 0, 0, 0},
+		{4, 2, 60, 0, 0, 0, 0},
+		{0, 0, 0, 10, 4, 0, 0},
+		{8, 0, 0, 0, 0, 1, 0},
+	};
+	struct mm_sim *sim = one_zone_sim(1, 6, 5, 256);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	struct free_area saved[7];
+
+	memcpy(saved, z->free_area, sizeof(saved));
+	long saved_free = atomic_long_read(&z->vm_stat[NR_FREE_PAGES]);
+	z->_watermark[WMARK_MIN] = 10;
+	z->_watermark[WMARK_LOW] = 20;
+	for (int order = 1; order <= 6; order++)
+		for (unsigned int sh = 0; sh < ARRAY_SIZE(shapes); sh++)
+			for (long d = -1; d <= 2; d++) {
+				long mark = (order > 3 ? 20 : 10) + (2L << order);
+				for (unsigned int o = 0; o <= 6; o++)
+					z->free_area[o].nr_free = shapes[sh][o];
+				atomic_long_set(&z->vm_stat[NR_FREE_PAGES], mark + d);
+				int fi = kernel_fragindex(shapes[sh], (unsigned int)order);
+				bool want = mark + d > mark && !(order > 3 && fi >= 0 && fi <= 500);
+				ck_assert_msg(compaction_suitable(z, order, ZONE_NORMAL) == want,
+					      "order %d shape %u free mark%+ld (fragindex %d): %d",
+					      order, sh, d, fi, !want);
+			}
+	memcpy(z->free_area, saved, sizeof(saved));
+	atomic_long_set(&z->vm_stat[NR_FREE_PAGES], saved_free);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* try_to_compact_pages(): a deferred zone is skipped, except at MIN_COMPACT_PRIORITY */
+START_TEST(test_compaction_deferred_prio_table)
+{
+	struct mm_sim *sim = one_zone_sim(1, 6, 5, 256);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+
+	sim->serial = true;
+	mm_set_current_cpu(0);
+	for (int prio = MM_COMPACT_PRIO_SYNC_FULL; prio <= MM_COMPACT_PRIO_ASYNC; prio++)
+		for (int deferred = 0; deferred < 2; deferred++) {
+			z->compact_defer_shift = deferred ? 6 : 0;
+			z->compact_considered = 0;
+			z->compact_order_failed = 0;
+			int rc = mm_compact_zone(sim, 0, ZONE_NORMAL, 5, prio,
+						 prio == MM_COMPACT_PRIO_ASYNC
+							 ? MM_MIGRATE_ASYNC
+							 : MM_MIGRATE_SYNC_LIGHT,
+						 MIGRATE_MOVABLE);
+			bool skipped = prio > MM_COMPACT_PRIO_SYNC_FULL && deferred;
+			ck_assert_msg((rc == MM_COMPACT_DEFERRED) == skipped,
+				      "priority %d deferred %d: %s", prio, deferred,
+				      mm_compact_result_name(rc));
+			/* compaction_deferred() counts a consideration only where it is asked */
+			ck_assert_uint_eq(z->compact_considered,
+					  prio > MM_COMPACT_PRIO_SYNC_FULL ? 1 : 0);
+		}
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------
  * kswapd: wake (wakeup_kswapd()) and sleep (kswapd_try_to_sleep())
  * ---------------------------------------------------------------------- */
@@ -723,6 +812,8 @@ static Suite *decisions_suite(void)
 	tcase_add_test(tc, test_steal_claim_table);
 	tcase_add_test(tc, test_free_high_table);
 	tcase_add_test(tc, test_defer_table);
+	tcase_add_test(tc, test_compaction_suitable_table);
+	tcase_add_test(tc, test_compaction_deferred_prio_table);
 	tcase_add_test(tc, test_kswapd_wake_table);
 	tcase_add_test(tc, test_pgdat_balanced_table);
 	tcase_add_test(tc, test_kswapd_sleep_table);
