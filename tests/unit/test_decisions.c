@@ -336,13 +336,14 @@ static int kernel_fragindex(const unsigned long *nr_free, unsigned int order)
 
 START_TEST(test_compaction_suitable_table)
 {
-	/* free block counts per order 0..6: all order 0, a few larger, one of order 5 */
+	/* free block counts per order 0..6: none, all order 0, a few larger, one of order 5 */
 	static const unsigned long shapes[][7] = {
 		{0},
 		{300, 0, 0, 0, 0, 0, 0},
 		{4, 2, 60, 0, 0, 0, 0},
 		{0, 0, 0, 10, 4, 0, 0},
 		{8, 0, 0, 0, 0, 1, 0},
+		{0, 2, 1, 0, 0, 0, 0}, /* order 4: (1000 + 8 * 1000 / 16) / 3 = 500, the edge */
 	};
 	struct mm_sim *sim = one_zone_sim(1, 6, 5, 256);
 	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
