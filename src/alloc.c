@@ -126,6 +126,8 @@ struct alloc_context {
 	unsigned int gfp;
 	uint32_t refused_mask[(MM_MAX_ZONEREFS + 31) / 32]; /* zone ids the wmark refused */
 	long admit_drift; /* checker: the vmstat drift bound the admission relied on */
+	/* checker: the flags this pass is entitled to, from the gfp table (oracle_gfp.c) */
+	unsigned int oracle_flags;
 };
 
 /* models reserve_highatomic_pageblock(): keep a block for high-order atomics */
@@ -187,14 +189,19 @@ static void prep_new_page(struct zone *zone, struct page *page, unsigned int ord
 	zone_account_allocated(zone, (long)nr);
 }
 
-/* The exact free pages an admitted allocation must leave, drift aside. */
-static long admission_floor(const struct zone *zone, unsigned int alloc_flags, int highest_zoneidx)
+/*
+ * The exact free pages an admitted allocation must leave, drift aside.
+ * oracle_flags are the flags the gfp table entitles the pass to, not the
+ * ones the allocator computed: a request handed reserves it may not use
+ * is held to its own floor.
+ */
+static long admission_floor(const struct zone *zone, unsigned int oracle_flags, int highest_zoneidx)
 {
-	long mark = (long)wmark_pages(zone, alloc_flags & ALLOC_WMARK_MASK);
-	long floor = _mm_wmark_reserve_floor(mark, alloc_flags) +
+	long mark = (long)wmark_pages(zone, oracle_flags & ALLOC_WMARK_MASK);
+	long floor = _mm_oracle_reserve_floor(mark, oracle_flags) +
 		     (long)zone->lowmem_reserve[highest_zoneidx];
 
-	if (!(alloc_flags & ALLOC_RESERVES))
+	if (!(oracle_flags & ALLOC_RESERVES))
 		floor += (long)zone->nr_reserved_highatomic;
 	return floor;
 }
@@ -205,11 +212,11 @@ static long admission_floor(const struct zone *zone, unsigned int alloc_flags, i
  * before the allocation's own update folds a diff under a newer, smaller
  * threshold. O(CPUs) only when the block would leave the floor behind.
  */
-static long admission_drift(const struct zone *zone, unsigned int order, unsigned int alloc_flags,
+static long admission_drift(const struct zone *zone, unsigned int order, unsigned int oracle_flags,
 			    int highest_zoneidx)
 {
 	if (!zone->sim->serial || zone->vm_stat_exact[NR_FREE_PAGES] - (1L << order) >=
-					  admission_floor(zone, alloc_flags, highest_zoneidx))
+					  admission_floor(zone, oracle_flags, highest_zoneidx))
 		return 0;
 	return _mm_vmstat_drift_bound(zone, NR_FREE_PAGES);
 }
@@ -228,10 +235,12 @@ static long admission_drift(const struct zone *zone, unsigned int order, unsigne
 static void check_admission(struct zone *zone, unsigned int alloc_flags,
 			    const struct alloc_context *ac)
 {
-	if (!zone->sim->serial || (alloc_flags & ALLOC_NO_WATERMARKS))
+	unsigned int oracle_flags = ac->oracle_flags;
+
+	if (!zone->sim->serial || (oracle_flags & ALLOC_NO_WATERMARKS))
 		return;
 	long free_after = zone->vm_stat_exact[NR_FREE_PAGES];
-	long floor = admission_floor(zone, alloc_flags, ac->highest_zoneidx) - ac->admit_drift;
+	long floor = admission_floor(zone, oracle_flags, ac->highest_zoneidx) - ac->admit_drift;
 	if (free_after < floor)
 		zone_report(zone, "INV-WMARK-MIN", -1, floor, free_after,
 			    "allocation with flags %#x left exact free pages below the reserve "
@@ -239,7 +248,7 @@ static void check_admission(struct zone *zone, unsigned int alloc_flags,
 			    alloc_flags, ac->admit_drift);
 	if (!zone->sim->strict_watermarks)
 		return;
-	unsigned int min_flags = (alloc_flags & ~(unsigned int)ALLOC_WMARK_MASK) | ALLOC_WMARK_MIN;
+	unsigned int min_flags = (oracle_flags & ~(unsigned int)ALLOC_WMARK_MASK) | ALLOC_WMARK_MIN;
 	long strict = admission_floor(zone, min_flags, ac->highest_zoneidx);
 	if (free_after < strict)
 		zone_report(
@@ -352,7 +361,7 @@ static struct page *get_page_from_freelist(struct mm_sim *sim, unsigned int orde
 		} else {
 			check_admission_under_pressure(zone, order, alloc_flags);
 			ac->admit_drift =
-				admission_drift(zone, order, alloc_flags, ac->highest_zoneidx);
+				admission_drift(zone, order, ac->oracle_flags, ac->highest_zoneidx);
 		}
 
 		struct page *page = rmqueue(zone, order, alloc_flags, ac, owner, gen);
@@ -417,17 +426,25 @@ long long mm_alloc_pages(struct mm_sim *sim, unsigned int order, unsigned int gf
 	unsigned int seq = atomic_load_explicit(&cs->gen_seq, memory_order_relaxed) + 1;
 	atomic_store_explicit(&cs->gen_seq, seq, memory_order_relaxed);
 	*gen = seq << 8 | ((unsigned int)cpu & 0xff);
+	/* The fast path: the low mark, no reserves (prepare_alloc_pages()). */
+	ac.oracle_flags = ALLOC_WMARK_LOW;
 	page = get_page_from_freelist(sim, order, ALLOC_WMARK_LOW, &ac, owner, *gen);
 	if (!page) {
 		unsigned int alloc_flags = gfp_to_alloc_flags(gfp, order);
 		unsigned int reserve_flags = gfp_pfmemalloc_flags(gfp);
 
+		ac.oracle_flags = _mm_oracle_alloc_flags(gfp, order);
+
 		/* __alloc_pages_slowpath(): kswapd first, then the retry at min */
-		if (alloc_flags & ALLOC_KSWAPD)
+		if (alloc_flags & ALLOC_KSWAPD) {
 			wake_all_kswapds(sim, order, gfp, ac.zonelist, ac.highest_zoneidx);
+			_mm_derived_check_kswapd_wakes(sim, ac.zonelist, order, ac.highest_zoneidx);
+		}
 
 		if (reserve_flags)
 			alloc_flags = reserve_flags | (alloc_flags & ALLOC_KSWAPD);
+		_mm_oracle_check_alloc(sim, gfp, order, alloc_flags, ac.highest_zoneidx,
+				       ac.migratetype);
 		page = get_page_from_freelist(sim, order, alloc_flags, &ac, owner, *gen);
 		if (!page && order && (gfp & MM_GFP_COMPACT) && (gfp & MM_GFP_DIRECT_RECLAIM) &&
 		    !reserve_flags && compaction_possible(sim))

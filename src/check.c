@@ -49,5 +49,5 @@ MM_NO_COVERAGE unsigned long mm_check_full(struct mm_sim *sim)
 		spin_unlock(&z->lock);
 		bad += _mm_pcp_check_sizing(z);
 	}
-	return bad + _mm_vmstat_check_global(sim);
+	return bad + _mm_vmstat_check_global(sim) + _mm_check_derived_full(sim);
 }

@@ -226,6 +226,7 @@ unsigned long _mm_committed_check(struct mm_sim *sim)
 	struct percpu_counter *fbc = &s->vm_committed_as;
 	unsigned long bad = _mm_pcpu_check_counter(sim, fbc, "vm_committed_as", 0);
 
+	bad += _mm_derived_check_counters(sim);
 	if (!fbc->counters || READ_ONCE(s->sysctl_overcommit_memory) != MM_OVERCOMMIT_NEVER)
 		return bad;
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {

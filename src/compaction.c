@@ -149,6 +149,7 @@ static int __compact_finished(struct compact_control *cc)
 		/* kswapd clears the skip bits when it sleeps: only a direct request asks. */
 		if (cc->direct_compaction)
 			zone->compact_blockskip_flush = true;
+		compact_check_scanners_met(cc);
 		return cc->whole_zone ? MM_COMPACT_COMPLETE : MM_COMPACT_PARTIAL_SKIPPED;
 	}
 	/* Always finish a pageblock: fewer fallbacks later. */
@@ -267,8 +268,11 @@ int compact_zone(struct compact_control *cc)
 	if (!compaction_suitable(zone, cc->order, cc->highest_zoneidx))
 		return MM_COMPACT_SKIPPED;
 	/* Failures recently, and about to retry after deferring: clear the bits. */
+	bool flush_due = compact_flush_due(zone, cc->order); /* the checker's */
 	if (compaction_restarting(zone, cc->order))
 		__reset_isolation_suitable(zone);
+	if (flush_due)
+		compact_check_flushed(zone);
 	compact_zone_start(cc);
 	update_cached = cc->mode == MM_MIGRATE_ASYNC &&
 			zone->compact_cached_migrate_pfn[0] == zone->compact_cached_migrate_pfn[1];
@@ -293,6 +297,7 @@ int compact_zone(struct compact_control *cc)
 	}
 	cs->stats.compact_migrate_scanned += cc->total_migrate_scanned;
 	cs->stats.compact_free_scanned += cc->total_free_scanned;
+	compact_check_result(cc, ret);
 	return ret;
 }
 
@@ -313,6 +318,7 @@ static int compact_zone_order(struct zone *zone, int order, int prio, int mode, 
 		.ignore_skip_hint = prio == MM_COMPACT_PRIO_SYNC_FULL,
 		.ignore_block_suitable = prio == MM_COMPACT_PRIO_SYNC_FULL,
 	};
+	compact_check_priority(&cc, prio);
 	struct compact_control cc0 = cc;
 	bool check = compact_skip_hint_wanted(&cc);
 	int ret;

@@ -49,6 +49,7 @@ void compact_check_pass_begin(struct compact_control *cc)
 	memset(cs->scanned_by + first, 0, n);
 	cs->pass_iterations = 0;
 	cs->stats.compact_passes++;
+	compact_check_prio_start(cc);
 }
 
 static void report_overlap(struct compact_control *cc, uint64_t pfn, const char *scanner)

@@ -92,6 +92,7 @@ static void check_sizing(struct mm_sim *sim)
 {
 	if (!sim->serial)
 		return;
+	_mm_check_derived(sim);
 	for_each_zone(sim, z)
 		if (z->per_cpu_pageset)
 			_mm_pcp_check_sizing(z);

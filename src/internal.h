@@ -291,6 +291,23 @@ void _mm_policy_apply_variant(struct mm_policy *p, int variant);
  * ---------------------------------------------------------------------- */
 
 /*
+ * The checker's shadow of what the kernel's last recompute of the vmstat
+ * thresholds set, from the inputs of that moment (check_derived.c).
+ */
+struct derived_zone {
+	unsigned long drift_mark;
+	int8_t threshold; /* every online CPU's stat_threshold */
+};
+
+struct derived_shadow {
+	struct derived_zone zone[MM_MAX_NODES][MAX_NR_ZONES];
+	bool pressure[MM_MAX_NODES]; /* kswapd ran and applied the pressure thresholds */
+	unsigned long ram;	     /* the config's managed pages: totalram */
+	unsigned int online;	     /* online CPUs at the last check */
+	bool pending;		     /* deferred init pending at the last check */
+};
+
+/*
  * Event counters, per simulated CPU like the kernel's vm_event_states: a
  * CPU only ever adds to its own, so no cache line is shared on the hot
  * path. Summed by mm_sim_stats(). Cache-line sized so CPUs do not share.
@@ -372,6 +389,7 @@ struct mm_sim {
 	struct mm_handle *handles;
 	uint32_t nr_handles;
 	struct compact_state *compact; /* compaction scratch, fill pool, stats */
+	struct derived_shadow derived; /* the checker's, check_derived.c */
 };
 
 /*
@@ -564,6 +582,19 @@ void page_alloc_cpu_online(struct mm_sim *sim, unsigned int cpu);
 unsigned long _mm_pcp_check_zone(struct zone *zone, struct pcp_totals *t);
 unsigned long _mm_pcp_check_sizing(struct zone *zone);
 
+/* oracle_pcp.c: the free_high decision of free_unref_page_commit(), from its inputs */
+struct pcp_free_inputs {
+	uint8_t flags;	  /* pcp->flags before the free */
+	short free_count; /* pcp->free_count before the free */
+	int count;	  /* pcp->count with the freed block */
+	int batch;
+	unsigned int order;
+};
+bool _mm_oracle_free_high(const struct pcp_free_inputs *in);
+void _mm_oracle_check_free_high(struct zone *zone, unsigned int cpu,
+				const struct pcp_free_inputs *in, uint8_t flags_after,
+				bool free_high, int freed);
+
 /* vmstat.c */
 int calculate_normal_threshold(const struct zone *zone);
 int calculate_pressure_threshold(const struct zone *zone);
@@ -637,6 +668,27 @@ void free_one_page(struct zone *zone, uint64_t pfn, unsigned int order);
 
 /* check.c */
 unsigned long _mm_check_zone_cheap(struct zone *z);
+
+/* check_derived.c: derived state equals the kernel's rule (INV-DERIVED-*) */
+void _mm_derived_boot(struct mm_sim *sim);
+void _mm_derived_vmstat_op(struct mm_sim *sim, const struct mm_op *op, int skipped);
+unsigned long _mm_derived_check_vmstat(struct mm_sim *sim);
+unsigned long _mm_derived_check_counters(struct mm_sim *sim);
+unsigned long _mm_derived_check_kswapd_request(struct mm_sim *sim, int node, unsigned int order,
+					       int highest_zoneidx);
+void _mm_derived_check_kswapd_wakes(struct mm_sim *sim, struct zone **zonelist, unsigned int order,
+				    int highest_zoneidx);
+unsigned long _mm_check_derived(struct mm_sim *sim);
+unsigned long _mm_check_derived_full(struct mm_sim *sim);
+
+/* oracle_gfp.c: what a gfp mask entitles an allocation to, from the kernel's rules */
+unsigned int _mm_oracle_alloc_flags(unsigned int gfp, unsigned int order);
+int _mm_oracle_gfp_zone(unsigned int gfp);
+int _mm_oracle_gfp_migratetype(unsigned int gfp);
+long _mm_oracle_reserve_floor(long mark, unsigned int flags);
+unsigned long _mm_oracle_check_alloc(struct mm_sim *sim, unsigned int gfp, unsigned int order,
+				     unsigned int alloc_flags, int highest_zoneidx,
+				     int migratetype);
 
 /* ------------------------------------------------------------------------
  * percpu_counter, vm_committed_as, mm_struct (seeds 003 and 004)
@@ -810,6 +862,10 @@ struct compact_control {
 	bool free_side_marked;
 	/* checker: the block fast_find_migrateblock() returned, until it is scanned */
 	uint64_t fast_found_pfn;
+	/* checker: the priority's rule asks for a whole-zone pass (compaction_oracle.c) */
+	bool prio_whole_zone;
+	/* checker: the pass scans the whole zone by the rule, set at its start */
+	bool whole_zone_rule;
 };
 
 #define COMPACT_NO_PFN UINT64_MAX
@@ -926,6 +982,14 @@ void compact_check_fast_found(struct compact_control *cc, uint64_t block_pfn,
 void compact_check_defer(struct zone *zone);
 void compact_check_migrated(struct mm_sim *sim, const struct mm_handle *h, uint64_t dst,
 			    uint32_t owner);
+
+/* compaction_oracle.c: compaction's decisions and resets against the kernel's rules */
+void compact_check_priority(struct compact_control *cc, int prio);
+void compact_check_prio_start(struct compact_control *cc);
+void compact_check_scanners_met(const struct compact_control *cc);
+void compact_check_result(const struct compact_control *cc, int result);
+bool compact_flush_due(const struct zone *zone, int order);
+void compact_check_flushed(struct zone *zone);
 
 /* Iterate over the populated zones of every node. */
 #define for_each_zone(sim, z)                                                                      \

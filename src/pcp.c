@@ -301,7 +301,7 @@ static void free_unref_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
 	struct mm_sim *sim = zone->sim;
 	int pindex = order_to_pindex(mt, order);
 	bool free_high = false;
-	int batch, high;
+	int batch, high, freed = 0;
 
 	/* A free cools the doubling of the refill size (nr_pcp_alloc). */
 	pcp->alloc_factor >>= 1;
@@ -310,6 +310,8 @@ static void free_unref_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
 	WRITE_ONCE(pcp->count, pcp->count + (1 << order));
 
 	batch = READ_ONCE(pcp->batch);
+	/* the checker's: the inputs of the free_high decision (oracle_pcp.c) */
+	struct pcp_free_inputs in = {pcp->flags, pcp->free_count, pcp->count, batch, order};
 	/* High-order frees without allocations in between fragment: flush them all. */
 	if (order && order <= PAGE_ALLOC_COSTLY_ORDER) {
 		free_high = pcp->free_count >= batch && (pcp->flags & PCPF_PREV_FREE_HIGH_ORDER) &&
@@ -325,7 +327,8 @@ static void free_unref_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
 		int want = nr_pcp_free(pcp, batch, high, free_high);
 		int expect = want < pcp->count ? want : pcp->count;
 		int before = pcp->count;
-		int freed = free_pcppages_bulk(zone, want, pcp, pindex);
+
+		freed = free_pcppages_bulk(zone, want, pcp, pindex);
 
 		count_event(sim, pcp_drains_high);
 		/* Whole blocks go back: at least what was asked, less than a block more. */
@@ -339,6 +342,7 @@ static void free_unref_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
 			atomic_fetch_and_explicit(&zone->flags, ~ZONE_BELOW_HIGH,
 						  memory_order_relaxed);
 	}
+	_mm_oracle_check_free_high(zone, cpu, &in, pcp->flags, free_high, freed);
 }
 
 /*

@@ -224,7 +224,7 @@ static struct zone *op_zone(struct mm_sim *sim, const struct mm_op *op)
 	return managed_zone(zone) ? zone : NULL;
 }
 
-int _mm_vmstat_apply_op(struct mm_sim *sim, const struct mm_op *op)
+static int vmstat_apply_op(struct mm_sim *sim, const struct mm_op *op)
 {
 	struct zone *zone;
 
@@ -262,4 +262,23 @@ int _mm_vmstat_apply_op(struct mm_sim *sim, const struct mm_op *op)
 	default:
 		return 1;
 	}
+}
+
+int _mm_vmstat_apply_op(struct mm_sim *sim, const struct mm_op *op)
+{
+	bool flush[MAX_NR_ZONES] = {false};
+	bool sleep = op->kind == MM_OP_KSWAPD_SLEEP && op->node >= 0 &&
+		     (unsigned int)op->node < sim->nr_nodes;
+
+	/* the checker: the zones whose skip bits kswapd's sleep must flush */
+	for (int zt = 0; sleep && zt < MAX_NR_ZONES; zt++)
+		flush[zt] = sim->node_data[op->node]->node_zones[zt].compact_blockskip_flush;
+	int skipped = vmstat_apply_op(sim, op);
+	for (int zt = 0; sleep && !skipped && zt < MAX_NR_ZONES; zt++)
+		if (flush[zt])
+			compact_check_flushed(&sim->node_data[op->node]->node_zones[zt]);
+
+	/* the checker: what the kernel recomputed at this op (check_derived.c) */
+	_mm_derived_vmstat_op(sim, op, skipped);
+	return skipped;
 }

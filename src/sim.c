@@ -301,6 +301,8 @@ int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
 	/* compaction's scratch lists, the fill pool and its counters */
 	if (_mm_compaction_reset(sim))
 		return -1;
+	/* the checker's record of the boot-time recompute (check_derived.c) */
+	_mm_derived_boot(sim);
 	return 0;
 }
 

@@ -184,6 +184,13 @@ static inline bool vrec_has(const struct vrec *r, const char *id)
 	return false;
 }
 
+/* Records sim's violations in vr from now on. */
+static inline void sim_record(struct mm_sim *sim, struct vrec *vr)
+{
+	vrec_init(vr);
+	mm_sim_set_violation_handler(sim, vrec_handler, vr);
+}
+
 /*
  * Parses a text program (a parse error fails the test) and runs it on ex
  * with o; the violations go to vr. Returns what mm_exec_run() returns.

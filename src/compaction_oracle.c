@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compaction_oracle.c - compaction's decisions and resets against the
+ * kernel's rules, recomputed here from their inputs (issue 14):
+ *
+ *   INV-COMPACT-PRIO        a direct pass at MIN_COMPACT_PRIORITY scans the
+ *                           whole zone, ignoring the skip bits and block
+ *                           suitability, and no other priority does; a pass
+ *                           is whole-zone by that or by starting at the
+ *                           reset's first usable block, and only a
+ *                           whole-zone pass ends COMPLETE
+ *   INV-COMPACT-CACHED-PFN  when the scanners meet, the cached pfns are
+ *                           where reset_cached_positions() puts them
+ *   INV-COMPACT-SKIP-FLUSH  at a flush point (kswapd going to sleep, a
+ *                           restart after the maximum deferrals) the flush
+ *                           request is consumed and no block the reset's
+ *                           sampling finds usable keeps its skip bit; a
+ *                           direct pass whose scanners met asks for one
+ */
+#include "internal.h"
+
+/* models compact_zone_order()'s control settings for a priority */
+void compact_check_priority(struct compact_control *cc, int prio)
+{
+	bool min_prio = prio == MM_COMPACT_PRIO_SYNC_FULL; /* MIN_COMPACT_PRIORITY */
+
+	cc->prio_whole_zone = min_prio;
+	if (cc->whole_zone == min_prio && cc->ignore_skip_hint == min_prio &&
+	    cc->ignore_block_suitable == min_prio && cc->direct_compaction)
+		return;
+	zone_report(cc->zone, "INV-COMPACT-PRIO", -1, min_prio, cc->whole_zone,
+		    "direct compaction at priority %d: whole_zone %d ignore_skip_hint %d "
+		    "ignore_block_suitable %d, the rule gives %d for each",
+		    prio, cc->whole_zone, cc->ignore_skip_hint, cc->ignore_block_suitable,
+		    min_prio);
+}
+
+/*
+ * At the pass's start: it is whole-zone when its priority asks, or when
+ * the migration scanner starts at or below where the last reset found the
+ * first usable block (compact_zone(): cc->migrate_pfn <=
+ * compact_init_migrate_pfn). A priority's whole-zone pass starts at the
+ * zone's first pfn and its last pageblock.
+ */
+void compact_check_prio_start(struct compact_control *cc)
+{
+	const struct zone *zone = cc->zone;
+	uint64_t free_start =
+		(zone_end_pfn(zone) - 1) & ~((UINT64_C(1) << zone->sim->pageblock_order) - 1);
+
+	cc->whole_zone_rule =
+		cc->prio_whole_zone || cc->migrate_pfn <= zone->compact_init_migrate_pfn;
+	if (zone->sim->compact->in_shadow)
+		return;
+	if (cc->whole_zone != cc->whole_zone_rule)
+		zone_report(cc->zone, "INV-COMPACT-PRIO", (long long)cc->migrate_pfn,
+			    cc->whole_zone_rule, cc->whole_zone,
+			    "a pass starting at migrate pfn %llu (reset's first usable %llu, "
+			    "priority whole-zone %d) has whole_zone %d",
+			    (unsigned long long)cc->migrate_pfn,
+			    (unsigned long long)zone->compact_init_migrate_pfn, cc->prio_whole_zone,
+			    cc->whole_zone);
+	if (!cc->prio_whole_zone)
+		return;
+	if (cc->whole_zone && cc->migrate_pfn == zone->zone_start_pfn && cc->free_pfn == free_start)
+		return;
+	zone_report(cc->zone, "INV-COMPACT-PRIO", (long long)cc->migrate_pfn,
+		    (long long)zone->zone_start_pfn, (long long)cc->migrate_pfn,
+		    "a MIN_COMPACT_PRIORITY pass starts at migrate pfn %llu, free pfn %llu "
+		    "(whole_zone %d): not the whole zone",
+		    (unsigned long long)cc->migrate_pfn, (unsigned long long)cc->free_pfn,
+		    cc->whole_zone);
+}
+
+/* After the scanners met: reset_cached_positions() and the flush request. */
+void compact_check_scanners_met(const struct compact_control *cc)
+{
+	const struct zone *zone = cc->zone;
+	uint64_t start = zone->zone_start_pfn;
+	uint64_t free_start =
+		(zone_end_pfn(zone) - 1) & ~((UINT64_C(1) << zone->sim->pageblock_order) - 1);
+
+	if (zone->compact_cached_migrate_pfn[0] != start ||
+	    zone->compact_cached_migrate_pfn[1] != start ||
+	    zone->compact_cached_free_pfn != free_start)
+		zone_report(cc->zone, "INV-COMPACT-CACHED-PFN", -1, (long long)start,
+			    (long long)zone->compact_cached_migrate_pfn[0],
+			    "scanners met: cached migrate pfns %llu/%llu free pfn %llu, the reset "
+			    "puts them at %llu and %llu",
+			    (unsigned long long)zone->compact_cached_migrate_pfn[0],
+			    (unsigned long long)zone->compact_cached_migrate_pfn[1],
+			    (unsigned long long)zone->compact_cached_free_pfn,
+			    (unsigned long long)start, (unsigned long long)free_start);
+	if (cc->direct_compaction && !zone->compact_blockskip_flush)
+		zone_report(
+			cc->zone, "INV-COMPACT-SKIP-FLUSH", -1, 1, 0,
+			"a direct pass whose scanners met did not ask for the skip bits' flush");
+}
+
+/* __compact_finished(): scanners that met end a whole-zone pass COMPLETE, others PARTIAL_SKIPPED */
+void compact_check_result(const struct compact_control *cc, int result)
+{
+	int want = cc->whole_zone_rule ? MM_COMPACT_COMPLETE : MM_COMPACT_PARTIAL_SKIPPED;
+
+	if ((result != MM_COMPACT_COMPLETE && result != MM_COMPACT_PARTIAL_SKIPPED) ||
+	    result == want || cc->zone->sim->compact->in_shadow)
+		return;
+	zone_report(cc->zone, "INV-COMPACT-PRIO", -1, want, result,
+		    "a pass whose scanners met ended %s; whole-zone by the rule: %d",
+		    mm_compact_result_name(result), cc->whole_zone_rule);
+}
+
+/* models compaction_restarting() with a pending flush: __reset_isolation_suitable() must run */
+bool compact_flush_due(const struct zone *zone, int order)
+{
+	return zone->compact_blockskip_flush && order >= zone->compact_order_failed &&
+	       zone->compact_defer_shift == COMPACT_MAX_DEFER_SHIFT &&
+	       zone->compact_considered >= (1u << COMPACT_MAX_DEFER_SHIFT);
+}
+
+static bool block_is_movable_lru_and_free(const struct mm_sim *sim, const struct zone *zone,
+					  uint64_t pfn)
+{
+	uint64_t nr = UINT64_C(1) << sim->pageblock_order;
+	uint64_t start = pfn & ~(nr - 1), end = start + nr;
+	bool lru = false, buddy = false;
+
+	if ((sim->pageblock_flags[pfn >> sim->pageblock_order] & PB_MIGRATETYPE_MASK) !=
+	    MIGRATE_MOVABLE)
+		return false;
+	if (start < zone->zone_start_pfn)
+		start = zone->zone_start_pfn;
+	if (end > zone_end_pfn(zone))
+		end = zone_end_pfn(zone);
+	/* the reset samples every 1 << PAGE_ALLOC_COSTLY_ORDER pages from the block's start */
+	for (uint64_t p = start; p < end; p += 8) {
+		const struct page *page = &sim->mem_map[p];
+		lru |= page->state == PG_ALLOC && page->order == 0 &&
+		       page->alloc_mt == MIGRATE_MOVABLE;
+		buddy |= page->state == PG_BUDDY;
+	}
+	return lru && buddy;
+}
+
+/*
+ * After a flush point: the request is consumed, and a pageblock the walk of
+ * __reset_isolation_suitable() reaches (from both ends until they meet)
+ * whose sample holds both a movable LRU page and a free page keeps no skip
+ * bit, whichever end reached it: the migration side clears on an LRU page,
+ * the free side on a free page of a MOVABLE block.
+ */
+MM_NO_COVERAGE void compact_check_flushed(struct zone *zone)
+{
+	struct mm_sim *sim = zone->sim;
+	uint64_t nr = UINT64_C(1) << sim->pageblock_order;
+
+	if (!sim->serial || !zone->spanned_pages)
+		return;
+	if (zone->compact_blockskip_flush) {
+		zone_report(zone, "INV-COMPACT-SKIP-FLUSH", -1, 0, 1,
+			    "the skip bits' flush was due and the request is still pending");
+		return;
+	}
+	for (uint64_t m = zone->zone_start_pfn, f = zone_end_pfn(zone) - 1; m < f;
+	     m += nr, f -= nr) {
+		uint64_t side[2] = {m, f};
+		for (int s = 0; s < 2; s++) {
+			if (!(sim->pageblock_flags[side[s] >> sim->pageblock_order] & PB_SKIP) ||
+			    !block_is_movable_lru_and_free(sim, zone, side[s]))
+				continue;
+			zone_report(zone, "INV-COMPACT-SKIP-FLUSH",
+				    (long long)(side[s] & ~(nr - 1)), 0, 1,
+				    "a flush left the skip bit of a block holding movable LRU "
+				    "and free pages");
+			return;
+		}
+		if (f < nr)
+			break;
+	}
+}

@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_derived.c - the derived-state invariants (src/check_derived.c) and
+ * the gfp oracle (src/oracle_gfp.c): each runs clean on a correct machine,
+ * and reports its ID when the value it checks is corrupted the way a bug
+ * in the derivation would leave it. Each corruption test fails with its
+ * check removed.
+ */
+#include "common.h"
+#include "internal.h"
+
+/*
+ * 1 node, 4 CPUs, DMA32 and Normal of 64 Ki pages each: batch 15, normal
+ * threshold 18. min_free_kbytes 0 is the kernel's default (2896 kB: Normal's
+ * low - min is 90, no drift mark); 128 leaves a gap of 65 < 4 x 18.
+ */
+static struct mm_sim *derived_sim_kb(struct vrec *vr, unsigned int min_free_kbytes)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	cfg_tiny(&cfg, 4, 10, 9);
+	cfg.watermark_scale_factor = 10;
+	cfg.min_free_kbytes = min_free_kbytes;
+	cfg_zone(&cfg, 0, ZONE_DMA32, 0, 65536, 65536);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 65536, 65536, 65536);
+	sim = sim_new(&cfg);
+	sim->serial = true;
+	sim_record(sim, vr);
+	ck_assert_uint_eq(_mm_check_derived_full(sim), 0);
+	ck_assert_uint_eq(vr->n, 0);
+	return sim;
+}
+
+static struct mm_sim *derived_sim(struct vrec *vr)
+{
+	return derived_sim_kb(vr, 0);
+}
+
+static struct zone *normal(struct mm_sim *sim)
+{
+	return &sim->node_data[0]->node_zones[ZONE_NORMAL];
+}
+
+static void assert_reported(struct mm_sim *sim, struct vrec *vr, const char *id)
+{
+	ck_assert_uint_ne(_mm_check_derived_full(sim), 0);
+	ck_assert_msg(vrec_has(vr, id), "%s not reported (first: %s)", id, vr->first);
+}
+
+START_TEST(test_clean_after_events)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim(&vr);
+
+	/* Each event the kernel recomputes for, each followed by its check. */
+	ck_assert_int_eq(mm_cpu_offline(sim, 3), 0);
+	ck_assert_uint_eq(_mm_check_derived(sim), 0);
+	mm_set_min_free_kbytes(sim, 4096);
+	ck_assert_uint_eq(_mm_check_derived(sim), 0);
+	mm_set_watermark_scale_factor(sim, 300);
+	ck_assert_uint_eq(_mm_check_derived(sim), 0);
+	ck_assert_int_eq(mm_set_high_fraction(sim, 16), 0);
+	ck_assert_uint_eq(_mm_check_derived(sim), 0);
+	ck_assert_int_eq(mm_cpu_online(sim, 3), 0);
+	ck_assert_uint_eq(_mm_check_derived_full(sim), 0);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+static void corrupt_wmark(struct mm_sim *sim)
+{
+	normal(sim)->_watermark[WMARK_LOW]++;
+}
+
+static void corrupt_min_free_kbytes(struct mm_sim *sim)
+{
+	ck_assert(!sim->user_min_free_kbytes);
+	sim->min_free_kbytes--;
+}
+
+static void corrupt_lowmem(struct mm_sim *sim)
+{
+	/* DMA32 keeps Normal's 65536 / 256 = 256 pages from Normal requests. */
+	struct zone *dma32 = &sim->node_data[0]->node_zones[ZONE_DMA32];
+	ck_assert_uint_eq(dma32->lowmem_reserve[ZONE_NORMAL], 256);
+	dma32->lowmem_reserve[ZONE_NORMAL] = 255;
+}
+
+static void corrupt_pcp_batch(struct mm_sim *sim)
+{
+	/* 65536 >> 10 = 64, / 4 = 16, rounddown_pow_of_two(24) - 1 = 15 */
+	ck_assert_int_eq(normal(sim)->pageset_batch, 15);
+	normal(sim)->pageset_batch = 7; /* as zone_batchsize() one bit off would leave it */
+}
+
+static void corrupt_pcp_high(struct mm_sim *sim)
+{
+	/* high_max = managed / 8 / 4 CPUs = 2048 */
+	ck_assert_int_eq(normal(sim)->pageset_high_max, 2048);
+	normal(sim)->pageset_high_max = 2047;
+}
+
+static void corrupt_vmstat_threshold(struct mm_sim *sim)
+{
+	/* 2 * fls(4) * (1 + fls(65536 >> 15)) = 2 * 3 * 3 = 18 */
+	ck_assert_int_eq(normal(sim)->per_cpu_zonestats[1].stat_threshold, 18);
+	normal(sim)->per_cpu_zonestats[1].stat_threshold = 17;
+}
+
+static void corrupt_drift_mark(struct mm_sim *sim)
+{
+	/* low - min = 65 < 4 CPUs * 18: the mark is high + 72 */
+	struct zone *z = normal(sim);
+	ck_assert_uint_eq(z->percpu_drift_mark, wmark_pages(z, WMARK_HIGH) + 72);
+	z->percpu_drift_mark = 0;
+}
+
+START_TEST(test_hotplug_without_refresh)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim_kb(&vr, 128);
+
+	/* A CPU goes offline and nothing refreshes: the shadow expects the refresh. */
+	atomic_store(&sim->cpu_online[3], false);
+	atomic_fetch_sub(&sim->nr_online, 1);
+	atomic_fetch_sub(&sim->node_nr_online[0], 1);
+	ck_assert_uint_ne(_mm_derived_check_vmstat(sim), 0);
+	ck_assert(vrec_has(&vr, "INV-DERIVED-VMSTAT-THRESH") ||
+		  vrec_has(&vr, "INV-DERIVED-DRIFT-MARK"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+static void corrupt_managed(struct mm_sim *sim)
+{
+	atomic_long_add(-1, &normal(sim)->managed_pages); /* a page handed to no one */
+}
+
+static void corrupt_pcpu_batch(struct mm_sim *sim)
+{
+	ck_assert_int_eq(sim->pcc->percpu_counter_batch, 32);
+	sim->pcc->percpu_counter_batch = 8;
+}
+
+static void corrupt_commit_batch(struct mm_sim *sim)
+{
+	/* 131072 pages / 4 CPUs / 4 = 8192 under GUESS */
+	ck_assert_int_eq(sim->pcc->vm_committed_as_batch, 8192);
+	ck_assert_int_eq(mm_set_overcommit_memory(sim, MM_OVERCOMMIT_NEVER), 0);
+	ck_assert_int_eq(sim->pcc->vm_committed_as_batch, 128);
+	sim->pcc->vm_committed_as_batch = 8192; /* the switch kept the old batch */
+}
+
+static void corrupt_highatomic(struct mm_sim *sim)
+{
+	normal(sim)->nr_reserved_highatomic = 512; /* no HIGHATOMIC pageblock */
+}
+
+/* Each row: the ID, the machine's min_free_kbytes, and what a bug would leave. */
+static const struct corruption {
+	const char *id;
+	unsigned int min_free_kbytes;
+	void (*corrupt)(struct mm_sim *sim);
+} corruptions[] = {
+	{"INV-DERIVED-WMARK", 0, corrupt_wmark},
+	{"INV-DERIVED-MIN-FREE-KBYTES", 0, corrupt_min_free_kbytes},
+	{"INV-DERIVED-LOWMEM", 0, corrupt_lowmem},
+	{"INV-DERIVED-PCP-BATCH", 0, corrupt_pcp_batch},
+	{"INV-DERIVED-PCP-HIGH", 0, corrupt_pcp_high},
+	{"INV-DERIVED-VMSTAT-THRESH", 0, corrupt_vmstat_threshold},
+	{"INV-DERIVED-DRIFT-MARK", 128, corrupt_drift_mark},
+	{"INV-DERIVED-MANAGED", 0, corrupt_managed},
+	{"INV-DERIVED-PCPU-BATCH", 0, corrupt_pcpu_batch},
+	{"INV-DERIVED-COMMIT-BATCH", 0, corrupt_commit_batch},
+	{"INV-DERIVED-HIGHATOMIC", 0, corrupt_highatomic},
+};
+
+START_TEST(test_corruption)
+{
+	const struct corruption *c = &corruptions[_i];
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim_kb(&vr, c->min_free_kbytes);
+
+	c->corrupt(sim);
+	assert_reported(sim, &vr, c->id);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_kswapd_request_corrupt)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim(&vr);
+	struct kswapd_state *k = &sim->node_data[0]->kswapd;
+
+	wakeup_kswapd(normal(sim), MM_GFP_KERNEL, 3, ZONE_NORMAL);
+	ck_assert_uint_eq(_mm_derived_check_kswapd_request(sim, 0, 3, ZONE_NORMAL), 0);
+	k->highest_zoneidx = ZONE_DMA32; /* the wake kept a lower zone */
+	ck_assert_uint_eq(_mm_derived_check_kswapd_request(sim, 0, 3, ZONE_NORMAL), 1);
+	ck_assert(vrec_has(&vr, "INV-KSWAPD-REQUEST"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_alloc_flags_oracle)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim(&vr);
+	unsigned int gfp = MM_GFP_KSWAPD_RECLAIM | MM_GFP_NOMEMALLOC;
+
+	/* GFP_NOWAIT | __GFP_NOMEMALLOC: the min mark, no reserves */
+	ck_assert_uint_eq(_mm_oracle_check_alloc(sim, gfp, 0,
+						 ALLOC_WMARK_MIN | ALLOC_CPUSET | ALLOC_KSWAPD,
+						 ZONE_NORMAL, MIGRATE_UNMOVABLE),
+			  0);
+	/* the survivor of issue 14: handed the non-blocking reserve access */
+	ck_assert_uint_eq(_mm_oracle_check_alloc(sim, gfp, 0,
+						 ALLOC_WMARK_MIN | ALLOC_CPUSET | ALLOC_KSWAPD |
+							 ALLOC_NON_BLOCK,
+						 ZONE_NORMAL, MIGRATE_UNMOVABLE),
+			  1);
+	ck_assert(vrec_has(&vr, "INV-ALLOC-FLAGS"));
+	ck_assert_uint_eq(_mm_oracle_check_alloc(sim, MM_GFP_DMA32 | MM_GFP_MOVABLE, 0,
+						 _mm_oracle_alloc_flags(MM_GFP_DMA32, 0),
+						 ZONE_NORMAL, MIGRATE_MOVABLE),
+			  1);
+	ck_assert(vrec_has(&vr, "INV-ALLOC-ZONE"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* The strict mode's finding: a watermark sysctl leaves the drift mark stale. */
+START_TEST(test_stale_drift_mark_strict_only)
+{
+	static const char prog[] =
+		"config nodes=1 cpus=8 max_order=10 pageblock_order=9 min_free_kbytes=0 "
+		"watermark_scale_factor=1000 high_fraction=0\n"
+		"zone 0 Normal start=0 spanned=1024 present=1024 managed=1024\n"
+		"cpu0 sysctl watermark_scale_factor=10\n"
+		"check\n";
+	struct mm_exec *ex = mm_exec_create();
+	struct mm_exec_opts o;
+	struct vrec vr;
+	long failed;
+
+	/* 8 CPUs x threshold 8 = 64 > low - min 16 once the gap shrinks; no refresh runs */
+	mm_exec_opts_default(&o);
+	ck_assert_int_eq(exec_text(ex, prog, &o, &vr, &failed), 0);
+	mm_exec_opts_default(&o);
+	o.strict_watermarks = true;
+	ck_assert_int_ne(exec_text(ex, prog, &o, &vr, &failed), 0);
+	ck_assert_msg(vrec_has(&vr, "INV-DERIVED-STALE"), "%s", vr.first);
+	mm_exec_destroy(ex);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * The decision oracles: free_high, compaction priority, resets and flushes
+ * ---------------------------------------------------------------------- */
+
+START_TEST(test_free_high_oracle)
+{
+	struct vrec vr;
+	struct mm_sim *sim = derived_sim(&vr);
+	/* an order-3 free after an order-1 free, 15 pages freed since, batch 15 */
+	struct pcp_free_inputs in = {PCPF_PREV_FREE_HIGH_ORDER, 15, 40, 15, 3};
+
+	ck_assert(_mm_oracle_free_high(&in));
+	_mm_oracle_check_free_high(normal(sim), 0, &in, PCPF_PREV_FREE_HIGH_ORDER, true, 40);
+	ck_assert_uint_eq(vr.n, 0);
+	/* the survivor of issue 14: the free_high path loses order 3 */
+	_mm_oracle_check_free_high(normal(sim), 0, &in, PCPF_PREV_FREE_HIGH_ORDER, false, 0);
+	ck_assert(vrec_has(&vr, "INV-PCP-FREE-HIGH"));
+	vrec_init(&vr);
+	/* the decision right, the flush short */
+	_mm_oracle_check_free_high(normal(sim), 0, &in, PCPF_PREV_FREE_HIGH_ORDER, true, 15);
+	ck_assert(vrec_has(&vr, "INV-PCP-FREE-HIGH"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* One CPU, a 256-page Normal zone in 32-page pageblocks, no pcp lists. */
+static struct mm_sim *compaction_sim(struct vrec *vr)
+{
+	struct mm_config cfg;
+
+	cfg_tiny(&cfg, 1, 6, 5);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 256, 256);
+	struct mm_sim *sim = sim_new(&cfg);
+	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
+	sim->serial = true;
+	sim_record(sim, vr);
+	return sim;
+}
+
+START_TEST(test_compact_prio_corrupt)
+{
+	struct vrec vr;
+	struct mm_sim *sim = compaction_sim(&vr);
+	struct compact_control cc = {.zone = normal(sim), .direct_compaction = true};
+
+	compact_check_priority(&cc, MM_COMPACT_PRIO_ASYNC);
+	ck_assert_uint_eq(vr.n, 0);
+	/* the survivor of issue 14: the highest priority does not scan the whole zone */
+	cc.ignore_skip_hint = cc.ignore_block_suitable = true;
+	compact_check_priority(&cc, MM_COMPACT_PRIO_SYNC_FULL);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-PRIO"));
+	/* whole_zone set, but the scanners start from the cached pfns */
+	vrec_init(&vr);
+	cc.whole_zone = true;
+	compact_check_priority(&cc, MM_COMPACT_PRIO_SYNC_FULL);
+	ck_assert_uint_eq(vr.n, 0);
+	cc.migrate_pfn = 64;
+	cc.free_pfn = 224;
+	compact_check_prio_start(&cc);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-PRIO"));
+	/* a whole-zone pass whose scanners met ends COMPLETE, not PARTIAL_SKIPPED */
+	vrec_init(&vr);
+	compact_check_result(&cc, MM_COMPACT_COMPLETE);
+	ck_assert_uint_eq(vr.n, 0);
+	compact_check_result(&cc, MM_COMPACT_PARTIAL_SKIPPED);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-PRIO"));
+	/* a pass from the cached pfns past the reset's first usable block is not whole-zone */
+	vrec_init(&vr);
+	cc.prio_whole_zone = false;
+	normal(sim)->compact_init_migrate_pfn = 0;
+	compact_check_prio_start(&cc);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-PRIO"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_compact_cached_pfn_corrupt)
+{
+	struct vrec vr;
+	struct mm_sim *sim = compaction_sim(&vr);
+	struct zone *z = normal(sim);
+	struct compact_control cc = {.zone = z, .direct_compaction = true};
+
+	reset_cached_positions(z);
+	z->compact_blockskip_flush = true;
+	compact_check_scanners_met(&cc);
+	ck_assert_uint_eq(vr.n, 0);
+	ck_assert_uint_eq(z->compact_cached_free_pfn, 224);
+	z->compact_cached_migrate_pfn[1] = 32; /* the sync scanner's position kept */
+	compact_check_scanners_met(&cc);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-CACHED-PFN"));
+	vrec_init(&vr);
+	reset_cached_positions(z);
+	z->compact_blockskip_flush = false; /* a direct pass that asked for no flush */
+	compact_check_scanners_met(&cc);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-SKIP-FLUSH"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+START_TEST(test_compact_skip_flush_corrupt)
+{
+	struct vrec vr;
+	struct mm_sim *sim = compaction_sim(&vr);
+	struct zone *z = normal(sim);
+	uint32_t gen;
+
+	/* a movable page at pfn 0, free pages at the block's other sample points */
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_alloc_pages(sim, 0, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 1, &gen), 0);
+	ck_assert_int_eq(sim->mem_map[8].state, PG_BUDDY);
+	compact_check_flushed(z);
+	ck_assert_uint_eq(vr.n, 0);
+	set_pageblock_skip(sim, 0); /* a flush that left the block marked */
+	compact_check_flushed(z);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-SKIP-FLUSH"));
+	vrec_init(&vr);
+	clear_pageblock_skip(sim, 0);
+	z->compact_blockskip_flush = true; /* a flush that left the request pending */
+	compact_check_flushed(z);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-SKIP-FLUSH"));
+	/* the real flush: kswapd's sleep clears both */
+	vrec_init(&vr);
+	set_pageblock_skip(sim, 0);
+	__reset_isolation_suitable(z);
+	compact_check_flushed(z);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	ck_assert(!get_pageblock_skip(sim, 0));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* kswapd going to sleep flushes the skip bits a direct compaction asked it to. */
+START_TEST(test_kswapd_sleep_flushes)
+{
+	struct vrec vr;
+	struct mm_sim *sim = compaction_sim(&vr);
+	struct zone *z = normal(sim);
+	struct mm_op op = {.kind = MM_OP_KSWAPD_SLEEP, .node = 0};
+	uint32_t gen;
+
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_alloc_pages(sim, 0, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 1, &gen), 0);
+	set_pageblock_skip(sim, 0);
+	z->compact_blockskip_flush = true;
+	sim->node_data[0]->kswapd = (struct kswapd_state){.awake = true, .failures = 16};
+	ck_assert_int_eq(_mm_vmstat_apply_op(sim, &op), 0);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	ck_assert(!z->compact_blockskip_flush && !get_pageblock_skip(sim, 0));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+static Suite *derived_suite(void)
+{
+	Suite *s = suite_create("derived");
+	TCase *tc = tcase_create("derived state equals the rule");
+
+	tcase_add_test(tc, test_clean_after_events);
+	tcase_add_loop_test(tc, test_corruption, 0, (int)ARRAY_SIZE(corruptions));
+	tcase_add_test(tc, test_hotplug_without_refresh);
+	tcase_add_test(tc, test_kswapd_request_corrupt);
+	tcase_add_test(tc, test_alloc_flags_oracle);
+	tcase_add_test(tc, test_stale_drift_mark_strict_only);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("decision oracles");
+	tcase_add_test(tc, test_free_high_oracle);
+	tcase_add_test(tc, test_compact_prio_corrupt);
+	tcase_add_test(tc, test_compact_cached_pfn_corrupt);
+	tcase_add_test(tc, test_compact_skip_flush_corrupt);
+	tcase_add_test(tc, test_kswapd_sleep_flushes);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(derived_suite());
+}
