@@ -416,3 +416,4 @@ int mm_zone_free_diff(const struct mm_sim *sim, int node, enum zone_type zt, int
 		       ? READ_ONCE(z->per_cpu_zonestats[cpu].vm_stat_diff[NR_FREE_PAGES])
 		       : 0;
 }
+

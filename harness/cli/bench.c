@@ -391,7 +391,7 @@ static int seed003_row(struct mm_sim *sim, unsigned int ncpus, const char *varia
 	struct mm_config cfg;
 	struct mm_counter_stats c0, c1;
 	int v = mm_variant_lookup(variant);
-	struct mm_op op = {.kind = MM_OP_SET_OVERCOMMIT, .arg = MM_OVERCOMMIT_NEVER};
+	struct mm_op op = {.kind = MM_OP_SET_OVERCOMMIT, .sysctl.value = MM_OVERCOMMIT_NEVER};
 	unsigned long long calls = 0;
 
 	if (v < -1) {
@@ -410,7 +410,7 @@ static int seed003_row(struct mm_sim *sim, unsigned int ncpus, const char *varia
 	}
 	if (seed_apply(sim, &op, "003"))
 		return -1;
-	op = (struct mm_op){.kind = MM_OP_FORK, .node = 0}; /* m0, no parent */
+	op = (struct mm_op){.kind = MM_OP_FORK, .mm.mm = 0}; /* m0, no parent */
 	if (seed_apply(sim, &op, "003") || !mm_mm_live(sim, 0)) {
 		fprintf(stderr, "mmfuzz: bench: the seed 003 machine refused the mm\n");
 		return -1;
@@ -420,15 +420,11 @@ static int seed003_row(struct mm_sim *sim, unsigned int ncpus, const char *varia
 	double t0 = cli_now();
 	for (unsigned int r = 0; r < S3_ROUNDS; r++) {
 		for (unsigned int cpu = 0; cpu < ncpus; cpu++) {
-			struct mm_op grow = {.kind = MM_OP_MMAP,
-					     .order = MM_ANONPAGES,
-					     .cpu = (uint16_t)cpu,
-					     .gfp = MM_MMAP_BRK,
-					     .arg = S3_BRK_PAGES};
+			struct mm_op grow = {
+				.kind = MM_OP_BRK, .cpu = (uint16_t)cpu, .mm.pages = S3_BRK_PAGES};
 			struct mm_op shrink = {.kind = MM_OP_MUNMAP,
-					       .order = MM_ANONPAGES,
 					       .cpu = (uint16_t)cpu,
-					       .arg = S3_BRK_PAGES};
+					       .mm = {.pages = S3_BRK_PAGES, .type = MM_ANONPAGES}};
 			if (seed_apply(sim, &grow, "003") || seed_apply(sim, &shrink, "003"))
 				return -1;
 			calls += 2;
@@ -436,7 +432,7 @@ static int seed003_row(struct mm_sim *sim, unsigned int ncpus, const char *varia
 	}
 	double t = cli_now() - t0;
 	mm_sim_counter_stats(sim, &c1);
-	op = (struct mm_op){.kind = MM_OP_EXIT, .node = 0};
+	op = (struct mm_op){.kind = MM_OP_EXIT, .mm.mm = 0};
 	if (seed_apply(sim, &op, "003"))
 		return -1;
 	unsigned long long adds = c1.committed_adds - c0.committed_adds;
@@ -513,7 +509,7 @@ static int seed004_row(struct mm_sim *sim, const char *variant)
 	struct mm_counter_stats c0, c1;
 	int v = mm_variant_lookup(variant);
 	unsigned int ncpus = S4_NODES * S4_CPUS;
-	struct mm_op op = {.kind = MM_OP_FORK, .node = 0}; /* m0, no parent */
+	struct mm_op op = {.kind = MM_OP_FORK, .mm.mm = 0}; /* m0, no parent */
 
 	if (v < -1) {
 		fprintf(stderr, "mmfuzz: bench: this model has no variant '%s'\n", variant);
@@ -532,7 +528,8 @@ static int seed004_row(struct mm_sim *sim, const char *variant)
 	}
 	if (seed_apply(sim, &op, "004"))
 		return -1;
-	op = (struct mm_op){.kind = MM_OP_MMAP, .order = MM_ANONPAGES, .arg = S4_PARENT_PAGES};
+	op = (struct mm_op){.kind = MM_OP_MMAP,
+			    .mm = {.pages = S4_PARENT_PAGES, .type = MM_ANONPAGES}};
 	if (seed_apply(sim, &op, "004"))
 		return -1;
 	mm_sim_counter_stats(sim, &c0);
@@ -540,13 +537,11 @@ static int seed004_row(struct mm_sim *sim, const char *variant)
 	for (unsigned int i = 0; i < S4_FORKS; i++) {
 		uint16_t cpu = (uint16_t)(i % ncpus), next = (uint16_t)((i + 1) % ncpus);
 		/* m1 from m0 (arg: the parent + 1) */
-		struct mm_op fk = {.kind = MM_OP_FORK, .node = 1, .cpu = cpu, .arg = 1};
+		struct mm_op fk = {.kind = MM_OP_FORK, .cpu = cpu, .mm = {.mm = 1, .parent = 1}};
 		struct mm_op tch = {.kind = MM_OP_MMAP,
-				    .node = 1,
-				    .order = MM_ANONPAGES,
 				    .cpu = next,
-				    .arg = S4_TOUCH_PAGES};
-		struct mm_op ex = {.kind = MM_OP_EXIT, .node = 1, .cpu = next};
+				    .mm = {.mm = 1, .pages = S4_TOUCH_PAGES, .type = MM_ANONPAGES}};
+		struct mm_op ex = {.kind = MM_OP_EXIT, .cpu = next, .mm.mm = 1};
 		if (seed_apply(sim, &fk, "004") || seed_apply(sim, &tch, "004") ||
 		    seed_apply(sim, &ex, "004"))
 			return -1;

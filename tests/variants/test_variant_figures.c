@@ -44,24 +44,20 @@ static double brk_folds(const char *variant)
 {
 	struct mm_sim *sim = machine(NCPUS, PAGES, variant);
 	struct mm_counter_stats c0, c1;
-	struct mm_op op = {.kind = MM_OP_SET_OVERCOMMIT, .arg = MM_OVERCOMMIT_NEVER};
+	struct mm_op op = {.kind = MM_OP_SET_OVERCOMMIT, .sysctl.value = MM_OVERCOMMIT_NEVER};
 	unsigned long calls = 0;
 
 	apply(sim, &op);
-	op = (struct mm_op){.kind = MM_OP_FORK, .node = 0};
+	op = (struct mm_op){.kind = MM_OP_FORK, .mm.mm = 0};
 	apply(sim, &op);
 	mm_sim_counter_stats(sim, &c0);
 	for (unsigned int r = 0; r < ROUNDS; r++) {
 		for (unsigned int cpu = 0; cpu < NCPUS; cpu++) {
-			struct mm_op grow = {.kind = MM_OP_MMAP,
-					     .order = MM_ANONPAGES,
-					     .cpu = (uint16_t)cpu,
-					     .gfp = MM_MMAP_BRK,
-					     .arg = BRK_PAGES};
+			struct mm_op grow = {
+				.kind = MM_OP_BRK, .cpu = (uint16_t)cpu, .mm.pages = BRK_PAGES};
 			struct mm_op shrink = {.kind = MM_OP_MUNMAP,
-					       .order = MM_ANONPAGES,
 					       .cpu = (uint16_t)cpu,
-					       .arg = BRK_PAGES};
+					       .mm = {.pages = BRK_PAGES, .type = MM_ANONPAGES}};
 			apply(sim, &grow);
 			apply(sim, &shrink);
 			calls += 2;
@@ -69,7 +65,7 @@ static double brk_folds(const char *variant)
 	}
 	mm_sim_counter_stats(sim, &c1);
 	ck_assert_uint_eq(c1.vm_enough_refused, c0.vm_enough_refused);
-	op = (struct mm_op){.kind = MM_OP_EXIT, .node = 0};
+	op = (struct mm_op){.kind = MM_OP_EXIT, .mm.mm = 0};
 	apply(sim, &op);
 	ck_assert_uint_eq(mm_sim_violations(sim), 0);
 	mm_sim_destroy(sim);
@@ -92,15 +88,15 @@ static double allocs_per_fork(const char *variant)
 {
 	struct mm_sim *sim = machine(4, 1024, variant);
 	struct mm_counter_stats c0, c1;
-	struct mm_op op = {.kind = MM_OP_FORK, .node = 0};
+	struct mm_op op = {.kind = MM_OP_FORK, .mm.mm = 0};
 	const unsigned int forks = 50;
 
 	apply(sim, &op);
 	mm_sim_counter_stats(sim, &c0);
 	for (unsigned int i = 0; i < forks; i++) {
 		struct mm_op fk = {
-			.kind = MM_OP_FORK, .node = 1, .cpu = (uint16_t)(i % 4), .arg = 1};
-		struct mm_op ex = {.kind = MM_OP_EXIT, .node = 1, .cpu = (uint16_t)((i + 1) % 4)};
+			.kind = MM_OP_FORK, .cpu = (uint16_t)(i % 4), .mm = {.mm = 1, .parent = 1}};
+		struct mm_op ex = {.kind = MM_OP_EXIT, .cpu = (uint16_t)((i + 1) % 4), .mm.mm = 1};
 		apply(sim, &fk);
 		apply(sim, &ex);
 	}
