@@ -503,6 +503,7 @@ enum mm_op_kind {
 	MM_OP_KSWAPD_WAKE,
 	MM_OP_KSWAPD_STEP,  /* one balance_pgdat() pass (pressure thresholds first) */
 	MM_OP_KSWAPD_SLEEP, /* kswapd_try_to_sleep() */
+	MM_OP_STAT_REFRESH, /* vm.stat_refresh: every online CPU's diffs folded */
 	/* compaction (seed 001) */
 	MM_OP_COMPACT,
 	MM_OP_KCOMPACTD,  /* kcompactd_do_work() once */

@@ -13,7 +13,7 @@
  *   opcode (mod 64)  0-25 alloc  26-47 free  48-50 offline  51-53 online
  *   54-56 sysctl  57-59 drain  60-61 deferred_init  62 pcp  63 prefix
  *   sub (mod 16)     0 check  1-7 counters (seeds 003, 004)
- *   8-11 vmstat and kswapd (seed 002)  12-15 compaction (seed 001)
+ *   8-11 vmstat and kswapd (seed 002; 11 stat_refresh)  12-15 compaction (seed 001)
  */
 #include "internal.h"
 
@@ -43,6 +43,7 @@
 #define SUB_VMSTAT_FOLD	  8
 #define SUB_VMSTAT_READ	  9
 #define SUB_KSWAPD	  10
+#define SUB_STAT_REFRESH  11
 #define SUB_COMPACT	  12
 #define SUB_KCOMPACTD	  13
 #define SUB_FILL	  14
@@ -927,6 +928,9 @@ const struct mm_op_desc mm_op_descs[MM_NR_OP_KINDS] = {
 	[MM_OP_KSWAPD_SLEEP] = {"kswapd_sleep", NULL, NULL, MM_FAMILY_VMSTAT, MM_STRESS_SERVICE,
 				SUB(SUB_KSWAPD), FIELDS(f_vmstat_node), .decode = decode_kswapd,
 				.encode = encode_kswapd, .apply = _mm_op_kswapd_sleep},
+	[MM_OP_STAT_REFRESH] = {"stat_refresh", NULL, NULL, MM_FAMILY_VMSTAT, MM_STRESS_SERVICE,
+				SUB(SUB_STAT_REFRESH), .decode = decode_cpu_only,
+				.encode = encode_cpu_only, .apply = _mm_op_stat_refresh},
 	[MM_OP_COMPACT] = {"compact", NULL, NULL, MM_FAMILY_COMPACTION, MM_STRESS_SERIAL,
 			   SUB(SUB_COMPACT), FIELDS(f_compact), .decode = decode_compact,
 			   .encode = encode_compact, .apply = _mm_op_compact},

@@ -417,3 +417,32 @@ int mm_zone_free_diff(const struct mm_sim *sim, int node, enum zone_type zt, int
 		       : 0;
 }
 
+/*
+ * models vmstat_refresh(), the vm.stat_refresh sysctl: every online CPU's
+ * diffs folded at once (schedule_on_each_cpu(refresh_vm_stats)), after
+ * which the estimate must be the exact value, not merely within the drift
+ * bound: what a reader of /proc/vmstat relies on after writing it.
+ */
+int _mm_op_stat_refresh(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	struct mm_sim *sim = ctx->sim;
+
+	(void)op;
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
+		if (cpu_online(sim, cpu))
+			refresh_cpu_vm_stats(sim, cpu);
+	if (!sim->serial)
+		return 0; /* under threads the workers' updates go on */
+	for_each_zone(sim, z) {
+		if (!z->per_cpu_zonestats)
+			continue;
+		for (int item = 0; item < NR_VM_ZONE_STAT_ITEMS; item++) {
+			long est = zone_page_state(z, (enum zone_stat_item)item);
+			if (est != z->vm_stat_exact[item])
+				zone_report(z, "INV-VMSTAT-EXACT", -1, z->vm_stat_exact[item], est,
+					    "after vm.stat_refresh the estimate is not the exact "
+					    "value");
+		}
+	}
+	return 0;
+}

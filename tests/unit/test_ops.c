@@ -170,6 +170,7 @@ static const char *const canonical[] = {
 	"cpu3 kswapd_step node=1\n"
 	"cpu4 kswapd_sleep node=0\n"
 	"cpu227 vmstat_refresh\n"
+	"cpu9 stat_refresh\n"
 	"cpu6 free a0\n",
 	/* The compaction ops (seed 001) and an allocation that may direct-compact. */
 	COMPACTION_PROG,
@@ -532,6 +533,30 @@ START_TEST(test_every_row_parses)
 }
 END_TEST
 
+/* vm.stat_refresh owns sub byte 11, which decoded to nothing before: the op, then the rest as ever.
+ */
+START_TEST(test_stat_refresh_slot)
+{
+	uint8_t in[32 + 6] = {[1] = 3 /* 4 CPUs */};
+	struct mm_prog p;
+	uint8_t *enc;
+	long n;
+
+	memcpy(in + 32, (uint8_t[]){63, 11, 2, 63, 8, 1}, 6);
+	mm_prog_init(&p);
+	ck_assert_int_eq(mm_decode(in, sizeof(in), NULL, &p), 0);
+	ck_assert_uint_eq(p.nr_ops, 2);
+	ck_assert_uint_eq(p.ops[0].kind, MM_OP_STAT_REFRESH);
+	ck_assert_uint_eq(p.ops[0].cpu, 2);
+	ck_assert_uint_eq(p.ops[1].kind, MM_OP_VMSTAT_FOLD);
+	n = encode(&p, &enc);
+	ck_assert_int_eq(n, (long)sizeof(in));
+	ck_assert_mem_eq(enc + 32, in + 32, 6);
+	free(enc);
+	mm_prog_free(&p);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------
  * Random byte strings run clean on the correct model
  * ---------------------------------------------------------------------- */
@@ -659,6 +684,7 @@ static Suite *ops_suite(void)
 	tcase_add_loop_test(tc, test_binary_round_trip_edge_headers, 0, (int)ARRAY_SIZE(edge));
 	tcase_add_test(tc, test_binary_text_round_trip);
 	tcase_add_test(tc, test_compaction_ops_binary_round_trip);
+	tcase_add_test(tc, test_stat_refresh_slot);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("exec");
