@@ -177,15 +177,31 @@ void mm_violation_format(const struct mm_violation *v, char *buf, size_t len);
  * Policies and variants (historical bugs switched back on)
  * ---------------------------------------------------------------------- */
 
+/* What a variant proves: a bug the checks catch, a race, or a cost the bench counts */
+enum mm_variant_kind {
+	MM_VARIANT_BUG,	 /* caught by a fuzz target; a trace in corpus/variants/ */
+	MM_VARIANT_RACE, /* only real threads show it: caught by mmfuzz stress */
+	MM_VARIANT_COST, /* no invariant breaks: its proof is a counted figure */
+};
+
 struct mm_variant {
-	const char *name;   /* "buddy-no-merge-order3" */
-	const char *target; /* fuzz target that should catch it */
+	const char *name; /* "buddy-no-merge-order3" */
+	enum mm_variant_kind kind;
+	const char *target; /* what catches it: fuzz_<x>, stress or bench */
+	const char *origin; /* the kernel commit or thread it comes from */
 	const char *breaks; /* one line: what it breaks */
 };
 
+#define MM_VARIANT_NONE	   (-1) /* the correct model */
+#define MM_VARIANT_UNKNOWN (-2) /* no variant has that name */
+
 size_t mm_variant_count(void);
 const struct mm_variant *mm_variant_at(size_t i);
-/* NULL name or "" or "none" means the correct model. Returns -1 if unknown. */
+const char *mm_variant_kind_name(enum mm_variant_kind kind); /* "bug", "race", "cost" */
+/*
+ * The variant's index; MM_VARIANT_NONE for a NULL name, "" or "none" (the
+ * correct model), MM_VARIANT_UNKNOWN for a name no variant has.
+ */
 int mm_variant_lookup(const char *name);
 
 /* ------------------------------------------------------------------------

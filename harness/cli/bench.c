@@ -290,6 +290,10 @@ static int seed000_row(struct mm_sim *sim, const char *variant, long long *pfn, 
 								    S0_PAGES, S0_PAGES, S0_PAGES};
 	}
 	cfg.deferred_init_pages = S0_BOOT_PAGES;
+	if (v == MM_VARIANT_UNKNOWN) {
+		fprintf(stderr, "mmfuzz: bench: this model has no variant '%s'\n", variant);
+		return -1;
+	}
 	if (mm_sim_init(sim, &cfg, v)) {
 		fprintf(stderr, "mmfuzz: bench: cannot build the seed 000 machine\n");
 		return -1;
@@ -394,7 +398,7 @@ static int seed003_row(struct mm_sim *sim, unsigned int ncpus, const char *varia
 	struct mm_op op = {.kind = MM_OP_SET_OVERCOMMIT, .sysctl.value = MM_OVERCOMMIT_NEVER};
 	unsigned long long calls = 0;
 
-	if (v < -1) {
+	if (v == MM_VARIANT_UNKNOWN) {
 		fprintf(stderr, "mmfuzz: bench: this model has no variant '%s'\n", variant);
 		return -1;
 	}
@@ -511,7 +515,7 @@ static int seed004_row(struct mm_sim *sim, const char *variant)
 	unsigned int ncpus = S4_NODES * S4_CPUS;
 	struct mm_op op = {.kind = MM_OP_FORK, .mm.mm = 0}; /* m0, no parent */
 
-	if (v < -1) {
+	if (v == MM_VARIANT_UNKNOWN) {
 		fprintf(stderr, "mmfuzz: bench: this model has no variant '%s'\n", variant);
 		return -1;
 	}

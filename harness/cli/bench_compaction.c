@@ -111,6 +111,10 @@ static int run_column(struct mm_exec *ex, const struct mm_prog *p, const char *v
 
 	mm_exec_opts_default(&o);
 	o.variant = mm_variant_lookup(variant);
+	if (o.variant == MM_VARIANT_UNKNOWN) {
+		fprintf(stderr, "mmfuzz: bench: this model has no variant '%s'\n", variant);
+		return -1;
+	}
 	o.stop_on_violation = false; /* the variants' rescans are counted, the run goes on */
 	o.on_violation = count;
 	o.arg = &c->violations;

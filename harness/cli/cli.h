@@ -25,7 +25,7 @@ bool cli_is_text(const uint8_t *data, size_t len);
  * "PATH: reason" (with the line number for text) and returns -1.
  */
 int cli_load_prog(const char *path, const char *target, struct mm_prog *p, const char **used);
-/* Resolves --variant NAME or MMFUZZ_VARIANT; -2 (after a message) if unknown. */
+/* Resolves --variant NAME or MMFUZZ_VARIANT; MM_VARIANT_UNKNOWN after a message if unknown. */
 int cli_variant(const char *flag_value);
 /* CLOCK_MONOTONIC in seconds: what the bench and the stress tool time with. */
 double cli_now(void);

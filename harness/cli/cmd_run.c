@@ -188,7 +188,7 @@ int cmd_run(int argc, char **argv)
 	if ((ret = parse_args(argc, argv, &a, false)))
 		return ret;
 	variant = cli_variant(a.variant_name);
-	if (variant == -2)
+	if (variant == MM_VARIANT_UNKNOWN)
 		return EXIT_USAGE;
 	ex = mm_exec_create();
 	if (!ex)
@@ -222,7 +222,7 @@ int cmd_repro(int argc, char **argv)
 	if ((ret = parse_args(argc, argv, &a, true)))
 		return ret;
 	variant = cli_variant(a.variant_name);
-	if (variant == -2)
+	if (variant == MM_VARIANT_UNKNOWN)
 		return EXIT_USAGE;
 	struct mm_exec *ex = mm_exec_create();
 	if (!ex)

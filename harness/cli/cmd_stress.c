@@ -377,7 +377,7 @@ static int parse_flags(int argc, char **argv, struct flags *f)
 		return cli_usage_error("stress: --weights: alloc must be above 0, or no thread "
 				       "has a block to work on");
 	f->o.variant = cli_variant(f->variant);
-	if (f->o.variant == -2)
+	if (f->o.variant == MM_VARIANT_UNKNOWN)
 		return EXIT_USAGE;
 	if (f->o.out_dir) {
 		struct stat st;

@@ -135,7 +135,7 @@ int cli_variant(const char *flag_value)
 	const char *name = flag_value ? flag_value : getenv("MMFUZZ_VARIANT");
 	int v = mm_variant_lookup(name);
 
-	if (v == -2)
+	if (v == MM_VARIANT_UNKNOWN)
 		cli_usage_error("unknown variant '%s' (see 'mmfuzz variants')", name);
 	return v;
 }

@@ -107,6 +107,7 @@ static long run_text(struct mm_exec *ex, const char *text, const char *variant, 
 
 	mm_exec_opts_default(&o);
 	o.variant = mm_variant_lookup(variant);
+	ck_assert_int_ne(o.variant, MM_VARIANT_UNKNOWN);
 	return exec_text(ex, text, &o, vr, failed);
 }
 

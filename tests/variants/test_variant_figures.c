@@ -35,6 +35,7 @@ static struct mm_sim *machine(unsigned int ncpus, uint64_t pages, const char *va
 	mm_config_init(&cfg);
 	cfg.cpus_per_node[0] = ncpus;
 	cfg.zones[0][ZONE_NORMAL] = (struct mm_zone_config){0, pages, pages, pages};
+	ck_assert_int_ne(mm_variant_lookup(variant), MM_VARIANT_UNKNOWN);
 	ck_assert_int_eq(mm_sim_init(sim, &cfg, mm_variant_lookup(variant)), 0);
 	return sim;
 }
