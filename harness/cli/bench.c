@@ -873,14 +873,10 @@ static const char usage_line[] = "mmfuzz bench [--seconds S] [--quick]";
 
 static int parse_seconds(const char *s, double *out)
 {
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || !isfinite(v) || v <= 0 || v > BENCH_MAX_SECONDS)
+	if (!cli_parse_seconds(s, 1e-9, BENCH_MAX_SECONDS, out))
 		return cli_usage_error("bench: --seconds wants a number of seconds in (0, %.0f], "
 				       "got '%s'",
 				       BENCH_MAX_SECONDS, s);
-	*out = v;
 	return 0;
 }
 

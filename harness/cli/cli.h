@@ -15,8 +15,19 @@
 
 /* Reads a whole file; on failure prints one line and returns NULL. */
 uint8_t *cli_read_file(const char *path, size_t *len);
-/* True if the bytes look like a text trace rather than a fuzz input. */
+/* True if the bytes are a text trace (all printable) rather than a fuzz input. */
 bool cli_is_text(const uint8_t *data, size_t len);
+/*
+ * The flag and number parsers of every command. cli_flag_value: the value
+ * of "--name V" or "--name=V" at argv[*i] (advancing *i past it), NULL
+ * when argv[*i] is another flag or, with *missing set, lacks its value.
+ * Numbers are decimal only, so "010" is 10 and "0x10", "-1", " 7" and
+ * "+7" are refused; seconds may have a fraction ("0.5").
+ */
+const char *cli_flag_value(int argc, char **argv, int *i, const char *name, bool *missing);
+bool cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *v);
+bool cli_parse_uint(const char *s, unsigned int lo, unsigned int hi, unsigned int *v);
+bool cli_parse_seconds(const char *s, double lo, double hi, double *v);
 /*
  * Loads a program from a text trace or a binary input. A binary input
  * decodes with the machine shape of its fuzz target: target, else the
@@ -33,6 +44,9 @@ double cli_now(void);
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Opens PATH for writing only if it does not exist yet: results are never overwritten. */
 FILE *cli_create_new(const char *path);
+
+/* Prints the command's usage line, as mmfuzz --help has it; returns EXIT_CLEAN. */
+int cli_command_help(const char *name);
 
 int cmd_trace(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -26,12 +26,16 @@ struct run_args {
 	bool check_every_set;
 };
 
+/* Returns 0, an exit code after a message, or -1 after --help. */
 static int parse_args(int argc, char **argv, struct run_args *a, bool allow_out)
 {
 	memset(a, 0, sizeof(*a));
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
-		if (!strcmp(arg, "--variant") && i + 1 < argc) {
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			cli_command_help(argv[0]);
+			return -1;
+		} else if (!strcmp(arg, "--variant") && i + 1 < argc) {
 			a->variant_name = argv[++i];
 		} else if (!strncmp(arg, "--variant=", 10)) {
 			a->variant_name = arg + 10;
@@ -42,11 +46,10 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool allow_out)
 		} else if (!strcmp(arg, "--strict-watermarks")) {
 			a->strict_watermarks = true;
 		} else if (!strcmp(arg, "--check-every") && i + 1 < argc) {
-			char *end;
-			unsigned long k = strtoul(argv[++i], &end, 10);
-			if (*end || k > 1000000)
-				return cli_usage_error("--check-every takes a number of ops");
-			a->check_every = (unsigned int)k;
+			if (!cli_parse_uint(argv[++i], 0, 1000000, &a->check_every))
+				return cli_usage_error("%s: --check-every takes a number of ops "
+						       "(0..1000000), not '%s'",
+						       argv[0], argv[i]);
 			a->check_every_set = true;
 		} else if (allow_out && !strcmp(arg, "-o") && i + 1 < argc) {
 			a->out = argv[++i];
@@ -74,7 +77,7 @@ int cmd_trace(int argc, char **argv)
 	int ret;
 
 	if ((ret = parse_args(argc, argv, &a, true)))
-		return ret;
+		return ret < 0 ? EXIT_CLEAN : ret;
 	mm_prog_init(&p);
 	if (cli_load_prog(a.file, a.target, &p, NULL))
 		return EXIT_USAGE;
@@ -97,7 +100,7 @@ int cmd_encode(int argc, char **argv)
 	int ret;
 
 	if ((ret = parse_args(argc, argv, &a, true)))
-		return ret;
+		return ret < 0 ? EXIT_CLEAN : ret;
 	if (!a.out)
 		return cli_usage_error("encode: where to? (mmfuzz encode TRACE.txt -o OUT)");
 	mm_prog_init(&p);
@@ -186,7 +189,7 @@ int cmd_run(int argc, char **argv)
 	int variant, ret;
 
 	if ((ret = parse_args(argc, argv, &a, false)))
-		return ret;
+		return ret < 0 ? EXIT_CLEAN : ret;
 	variant = cli_variant(a.variant_name);
 	if (variant == MM_VARIANT_UNKNOWN)
 		return EXIT_USAGE;
@@ -220,7 +223,7 @@ int cmd_repro(int argc, char **argv)
 	int variant, ret;
 
 	if ((ret = parse_args(argc, argv, &a, true)))
-		return ret;
+		return ret < 0 ? EXIT_CLEAN : ret;
 	variant = cli_variant(a.variant_name);
 	if (variant == MM_VARIANT_UNKNOWN)
 		return EXIT_USAGE;
@@ -251,11 +254,6 @@ int cmd_repro(int argc, char **argv)
 		if (failed_op == (long)p.nr_ops)
 			printf(">>> (the final full check)\n");
 		printf("%s\n", c.first);
-		printf("reproduced: %lu violation(s); the first during op %ld of %u\n", c.n,
-		       failed_op, p.nr_ops);
-	} else {
-		printf("did not reproduce: %u ops ran clean with variant %s\n", p.nr_ops,
-		       variant_name(variant));
 	}
 	if (a.out) {
 		FILE *f = cli_create_new(a.out);
@@ -269,6 +267,13 @@ int cmd_repro(int argc, char **argv)
 		       variant >= 0 ? " --variant " : "", variant >= 0 ? variant_name(variant) : "",
 		       a.out);
 	}
+	/* The verdict is the last line, as the exit status says it: 1 reproduced, 0 not. */
+	if (ret == EXIT_VIOLATION)
+		printf("reproduced: %lu violation(s); the first during op %ld of %u (exit 1)\n",
+		       c.n, failed_op, p.nr_ops);
+	else
+		printf("did not reproduce: %u ops ran clean with variant %s (exit 0)\n", p.nr_ops,
+		       variant_name(variant));
 	mm_prog_free(&p);
 	return ret;
 }

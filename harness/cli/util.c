@@ -69,15 +69,78 @@ uint8_t *cli_read_file(const char *path, size_t *len)
 
 bool cli_is_text(const uint8_t *data, size_t len)
 {
-	/* Text: printable ASCII lines, one of which is the config line. */
+	/*
+	 * All printable ASCII lines: a trace, so a trace without its config
+	 * line (a typo, a cut) is an error, never a binary input.
+	 */
 	for (size_t i = 0; i < len; i++)
 		if ((data[i] < 0x20 || data[i] > 0x7e) && data[i] != '\n' && data[i] != '\t' &&
 		    data[i] != '\r')
 			return false;
-	for (size_t i = 0; i + 7 <= len; i++)
-		if ((i == 0 || data[i - 1] == '\n') && !memcmp(data + i, "config ", 7))
-			return true;
-	return false;
+	return len > 0;
+}
+
+const char *cli_flag_value(int argc, char **argv, int *i, const char *name, bool *missing)
+{
+	size_t n = strlen(name);
+	const char *arg = argv[*i];
+
+	if (strncmp(arg, name, n))
+		return NULL;
+	if (arg[n] == '=')
+		return arg + n + 1;
+	if (arg[n])
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = true;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+bool cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return false;
+		x = x * 10 + (uint64_t)(*s - '0');
+	}
+	if (x < lo || x > hi)
+		return false;
+	*v = x;
+	return true;
+}
+
+bool cli_parse_uint(const char *s, unsigned int lo, unsigned int hi, unsigned int *v)
+{
+	uint64_t x;
+
+	if (!cli_parse_u64(s, lo, hi, &x))
+		return false;
+	*v = (unsigned int)x;
+	return true;
+}
+
+bool cli_parse_seconds(const char *s, double lo, double hi, double *v)
+{
+	size_t digits = strspn(s, "0123456789");
+	char *end;
+
+	/* decimal digits with one optional fraction: strtod alone takes "0x10", "inf", "1e3" */
+	if (s[digits] == '.')
+		digits += 1 + strspn(s + digits + 1, "0123456789");
+	if (!digits || s[digits] || !strcmp(s, "."))
+		return false;
+	errno = 0;
+	double x = strtod(s, &end);
+	if (errno || *end || !(x >= lo && x <= hi))
+		return false;
+	*v = x;
+	return true;
 }
 
 /* The fuzz_<x> directory a crash file sits in, if it names a target: a static buffer. */
