@@ -10,7 +10,7 @@
  * every count is exact and the same on every run; they are measured, not
  * stored.
  */
-#include "cli.h"
+#include "bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  * The workload is a program run by the executor, so kswapd can reclaim
  * the reclaimable allocations through their handles.
  */
-#include "cli.h"
+#include "bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>

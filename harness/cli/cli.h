@@ -54,11 +54,7 @@ int cmd_encode(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_variants(int argc, char **argv);
 int cmd_shape(int argc, char **argv);
-/* The seed 002 trade-off table of `mmfuzz bench` (bench_vmstat.c). */
-int bench_seed002(mm_violation_fn on_violation);
-int cmd_bench(int argc, char **argv);
-/* bench_compaction.c: the seed 001 table; the correct model's violations in *correct_violations */
-int bench_compaction(unsigned long *correct_violations);
-int cmd_stress(int argc, char **argv);
+int cmd_bench(int argc, char **argv);  /* harness/bench/ */
+int cmd_stress(int argc, char **argv); /* harness/stress/ */
 
 #endif

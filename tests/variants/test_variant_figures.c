@@ -9,17 +9,18 @@
  *   rss-counters-one-by-one per-cpu allocations per fork (seed 004)
  */
 #include "../unit/common.h"
+#include "brk_loop.h"
 #include "mmcore.h"
 
 #include <check.h>
 #include <stdlib.h>
 
-/* 40 CPUs, 4 GiB: the policy batch under NEVER is 2^20 / 40 / 256 = 102 pages, the
- * variant's 2 * 40 = 80; a 90-page brk folds only with the variant. */
-#define NCPUS	  40u
-#define PAGES	  (1u << 20)
-#define BRK_PAGES 90u
-#define ROUNDS	  25u
+/*
+ * The bench's first seed 003 row (harness/bench/brk_loop.h): 40 CPUs, 16
+ * GiB, the policy batch under NEVER 2^22 / 40 / 256 = 409 pages, the
+ * variant's 2 * 40 = 80; a 200-page brk folds only with the variant.
+ */
+#define NCPUS S3_CPUS_LOW
 
 static void apply(struct mm_sim *sim, const struct mm_op *op)
 {
@@ -43,27 +44,15 @@ static struct mm_sim *machine(unsigned int ncpus, uint64_t pages, const char *va
 /* Folds of vm_committed_as per 1000 brk calls. */
 static double brk_folds(const char *variant)
 {
-	struct mm_sim *sim = machine(NCPUS, PAGES, variant);
+	struct mm_sim *sim = machine(NCPUS, S3_PAGES, variant);
 	struct mm_counter_stats c0, c1;
-	struct mm_op op = {.kind = MM_OP_SET_OVERCOMMIT, .sysctl.value = MM_OVERCOMMIT_NEVER};
-	unsigned long calls = 0;
+	struct mm_op op;
+	long calls;
 
-	apply(sim, &op);
-	op = (struct mm_op){.kind = MM_OP_FORK, .mm.mm = 0};
-	apply(sim, &op);
+	ck_assert_int_eq(bench_brk_setup(sim), 0);
 	mm_sim_counter_stats(sim, &c0);
-	for (unsigned int r = 0; r < ROUNDS; r++) {
-		for (unsigned int cpu = 0; cpu < NCPUS; cpu++) {
-			struct mm_op grow = {
-				.kind = MM_OP_BRK, .cpu = (uint16_t)cpu, .mm.pages = BRK_PAGES};
-			struct mm_op shrink = {.kind = MM_OP_MUNMAP,
-					       .cpu = (uint16_t)cpu,
-					       .mm = {.pages = BRK_PAGES, .type = MM_ANONPAGES}};
-			apply(sim, &grow);
-			apply(sim, &shrink);
-			calls += 2;
-		}
-	}
+	calls = bench_brk_loop(sim, NCPUS, S3_ROUNDS, S3_BRK_PAGES);
+	ck_assert_int_gt(calls, 0);
 	mm_sim_counter_stats(sim, &c1);
 	ck_assert_uint_eq(c1.vm_enough_refused, c0.vm_enough_refused);
 	op = (struct mm_op){.kind = MM_OP_EXIT, .mm.mm = 0};
