@@ -919,7 +919,7 @@ void compact_check_migrated(struct mm_sim *sim, const struct mm_handle *h, uint6
 
 /* ------------------------------------------------------------------------
  * The op table (op_table.c): one row per op kind, which the binary form
- * (ops.c), the text form (ops_text.c) and mm_apply_op() (exec.c) follow
+ * (ops.c), the text form (op_line.c) and mm_apply_op() (exec.c) follow
  * ---------------------------------------------------------------------- */
 
 enum mm_op_family {
