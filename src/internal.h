@@ -996,7 +996,7 @@ enum mm_op_stress {
 	MM_STRESS_WORKER,  /* any worker, as its own CPU */
 	MM_STRESS_SERVICE, /* a service thread of its own, as any online CPU */
 	MM_STRESS_QUIESCE, /* only while every worker waits (a full check) */
-	MM_STRESS_SERIAL,  /* not under threads: it needs the executor's handles */
+	MM_STRESS_SERIAL,  /* not under threads (yet): the stress workers drop it */
 };
 
 struct mm_op_desc {

@@ -602,6 +602,8 @@ struct mm_op {
 
 /* The op kind's name in traces ("kswapd_wake"); NULL for a kind out of range. */
 const char *mm_op_name(unsigned int kind);
+/* May a threaded run (mmfuzz stress) run the kind on any worker, as its own CPU? */
+bool mm_op_runs_on_worker(unsigned int kind);
 /*
  * An op as its trace line (no newline): the formatter of traces, repro,
  * the stress flight recorder and its watchdog dump. handle: an ALLOC's

@@ -639,49 +639,30 @@ static int encode_free_pattern(struct mm_encoder *e, const struct mm_op *op)
  * The fields
  * ---------------------------------------------------------------------- */
 
+/* One field a line: the formatter would spread each over four. */
+/* clang-format off */
 #define AT(m) .off = offsetof(struct mm_op, m), .size = sizeof(((struct mm_op *)0)->m)
-#define NUM(k, m, lo, hi)                                                                          \
-	{                                                                                          \
-		.key = k, AT(m), .type = MM_FIELD_NUM, .min = lo, .max = hi                        \
-	}
-#define NODE(m)                                                                                    \
-	{                                                                                          \
-		.key = "node", AT(m), .type = MM_FIELD_NODE, .is_signed = true                     \
-	}
-#define ZONE(m)                                                                                    \
-	{                                                                                          \
-		.key = "zone", AT(m), .type = MM_FIELD_ZONE                                        \
-	}
-#define ORDER(m, hi)                                                                               \
-	{                                                                                          \
-		.key = "order", AT(m), .type = MM_FIELD_ORDER, .max = hi                           \
-	}
-#define ENUM(k, m, n)                                                                              \
-	{                                                                                          \
-		.key = k, AT(m), .type = MM_FIELD_ENUM, .names = n, .nr_names = ARRAY_SIZE(n)      \
-	}
-#define COUNTER                                                                                    \
-	{                                                                                          \
-		.key = "counter", AT(counter.counter), .type = MM_FIELD_INDEX, .bare = true,       \
-		.prefix = 'c', .max = MM_MAX_PCPU_COUNTERS - 1                                     \
-	}
-#define BATCH                                                                                      \
-	{                                                                                          \
-		.key = "batch", AT(counter.batch), .type = MM_FIELD_NUM, .min = 1, .max = 255,     \
-		.optional = true, .hide_dflt = true                                                \
-	}
-#define MM                                                                                         \
-	{                                                                                          \
-		.key = "mm", AT(mm.mm), .type = MM_FIELD_INDEX, .bare = true, .prefix = 'm',       \
-		.max = MM_MAX_MMS - 1                                                              \
-	}
-#define PAGES NUM("pages", mm.pages, 0, 0xffff)
-#define ADMIN                                                                                      \
-	{                                                                                          \
-		.key = "admin", AT(mm.admin), .type = MM_FIELD_FLAG, .bare = true, .max = 1,       \
-		.optional = true, .hide_dflt = true                                                \
-	}
-#define FIELDS(a) .fields = a, .nr_fields = ARRAY_SIZE(a)
+#define NUM(k, m, lo, hi) {.key = k, AT(m), .type = MM_FIELD_NUM, .min = lo, .max = hi}
+#define NODE(m)		  {.key = "node", AT(m), .type = MM_FIELD_NODE, .is_signed = true}
+#define ZONE(m)		  {.key = "zone", AT(m), .type = MM_FIELD_ZONE}
+#define ORDER(m, hi)	  {.key = "order", AT(m), .type = MM_FIELD_ORDER, .max = hi}
+#define ENUM(k, m, n)	  {.key = k, AT(m), .type = MM_FIELD_ENUM, .names = n, \
+			   .nr_names = ARRAY_SIZE(n)}
+#define COUNTER		  {.key = "counter", AT(counter.counter), .type = MM_FIELD_INDEX, \
+			   .bare = true, .prefix = 'c', .max = MM_MAX_PCPU_COUNTERS - 1}
+#define BATCH		  {.key = "batch", AT(counter.batch), .type = MM_FIELD_NUM, .min = 1, \
+			   .max = 255, .optional = true, .hide_dflt = true}
+#define MM		  {.key = "mm", AT(mm.mm), .type = MM_FIELD_INDEX, .bare = true, \
+			   .prefix = 'm', .max = MM_MAX_MMS - 1}
+#define PAGES		  NUM("pages", mm.pages, 0, 0xffff)
+#define ADMIN		  {.key = "admin", AT(mm.admin), .type = MM_FIELD_FLAG, .bare = true, \
+			   .max = 1, .optional = true, .hide_dflt = true}
+#define S16(k, m)	  {.key = k, AT(m), .type = MM_FIELD_NUM, .is_signed = true, \
+			   .min = INT16_MIN, .max = INT16_MAX}
+#define NODE_OR_CPUS(m)	  {.key = "node", AT(m), .type = MM_FIELD_NODE, .is_signed = true, \
+			   .optional = true, .hide_dflt = true, .dflt = -1}
+#define FIELDS(a)	  .fields = a, .nr_fields = ARRAY_SIZE(a)
+/* clang-format on */
 
 static const char *const rss_names[NR_MM_COUNTERS] = {"file", "anon", "swap", "shmem"};
 static const char *const fail_names[MM_FORK_FAIL_MAX + 1] = {
@@ -695,13 +676,7 @@ static const struct mm_op_field f_alloc[] = {
 	{.key = "handle", .type = MM_FIELD_HANDLE, .bare = true, .prefix = 'a'},
 	ORDER(alloc.order, MM_MAX_PAGE_ORDER),
 	{.key = "gfp", AT(alloc.gfp), .type = MM_FIELD_GFP, .optional = true},
-	{.key = "node",
-	 AT(alloc.node),
-	 .type = MM_FIELD_NODE,
-	 .is_signed = true,
-	 .optional = true,
-	 .hide_dflt = true,
-	 .dflt = -1},
+	NODE_OR_CPUS(alloc.node), /* absent: the CPU's node */
 };
 static const struct mm_op_field f_free[] = {
 	{.key = "handle", AT(free.handle), .type = MM_FIELD_HANDLE, .bare = true, .prefix = 'a'},
@@ -723,29 +698,9 @@ static const struct mm_op_field f_deferred[] = {
 	NUM("pageblocks", pcp.pageblocks, 1, 16),
 };
 static const struct mm_op_field f_pcp[] = {NODE(pcp.node), ZONE(pcp.zone)};
-static const struct mm_op_field f_pcpu_add[] = {COUNTER,
-						{.key = "amount",
-						 AT(counter.value),
-						 .type = MM_FIELD_NUM,
-						 .is_signed = true,
-						 .min = INT16_MIN,
-						 .max = INT16_MAX},
-						BATCH};
-static const struct mm_op_field f_pcpu_compare[] = {COUNTER,
-						    {.key = "rhs",
-						     AT(counter.value),
-						     .type = MM_FIELD_NUM,
-						     .is_signed = true,
-						     .min = INT16_MIN,
-						     .max = INT16_MAX},
-						    BATCH};
-static const struct mm_op_field f_pcpu_set[] = {COUNTER,
-						{.key = "value",
-						 AT(counter.value),
-						 .type = MM_FIELD_NUM,
-						 .is_signed = true,
-						 .min = INT16_MIN,
-						 .max = INT16_MAX}};
+static const struct mm_op_field f_pcpu_add[] = {COUNTER, S16("amount", counter.value), BATCH};
+static const struct mm_op_field f_pcpu_compare[] = {COUNTER, S16("rhs", counter.value), BATCH};
+static const struct mm_op_field f_pcpu_set[] = {COUNTER, S16("value", counter.value)};
 static const struct mm_op_field f_pcpu_sync[] = {COUNTER};
 static const struct mm_op_field f_mmap[] = {MM, PAGES, ENUM("type", mm.type, rss_names), ADMIN};
 static const struct mm_op_field f_brk[] = {MM, PAGES, ADMIN};
@@ -786,13 +741,7 @@ static const struct mm_op_field f_kcompactd[] = {NODE(compact.node),
 						 ORDER(compact.order, MM_MAX_PAGE_ORDER)};
 static const struct mm_op_field f_compact_node[] = {NODE(compact.node)};
 static const struct mm_op_field f_fill[] = {
-	{.key = "node",
-	 AT(fill.node),
-	 .type = MM_FIELD_NODE,
-	 .is_signed = true,
-	 .optional = true,
-	 .hide_dflt = true,
-	 .dflt = -1},
+	NODE_OR_CPUS(fill.node),
 	ZONE(fill.zone),
 	ORDER(fill.order, 3),
 	NUM("pages", fill.pages, 1, 256),
@@ -953,4 +902,9 @@ const struct mm_op_desc mm_op_descs[MM_NR_OP_KINDS] = {
 const char *mm_op_name(unsigned int kind)
 {
 	return kind < MM_NR_OP_KINDS ? mm_op_descs[kind].name : NULL;
+}
+
+bool mm_op_runs_on_worker(unsigned int kind)
+{
+	return kind < MM_NR_OP_KINDS && mm_op_descs[kind].stress == MM_STRESS_WORKER;
 }

@@ -186,8 +186,18 @@ static void set_weight(struct stress_opts *o, const char *name, unsigned int w)
 
 static int apply_mix(const char *name, struct stress_opts *o)
 {
-	for (unsigned int e = 0; e < stress_mix_len; e++)
-		o->weights[e] = stress_mix_default[e].weight;
+	for (unsigned int e = 0; e < stress_mix_len; e++) {
+		const struct stress_mix_entry *m = &stress_mix_default[e];
+		/* the op table says which kinds a worker may run as its own CPU */
+		if (m->kind == MIX_WORKER_OP && !mm_op_runs_on_worker(m->op_kind)) {
+			fprintf(stderr,
+				"mmfuzz: stress: mix entry '%s' runs %s on a worker, which "
+				"its row in src/op_table.c forbids\n",
+				m->name, mm_op_name(m->op_kind));
+			return EXIT_USAGE;
+		}
+		o->weights[e] = m->weight;
+	}
 	o->orders = ORDERS_MIXED;
 	if (!strcmp(name, "default"))
 		return 0;
