@@ -31,6 +31,10 @@
 /* Keeps a value (and every store before it) alive past the optimizer. */
 #define keep(p) __asm__ __volatile__("" : : "r"(p) : "memory")
 
+/* A seed's machine, its violations counted; NULL after a message */
+struct mm_sim *bench_sim_create(void);
+/* The variant a seed's row names; MM_VARIANT_UNKNOWN after a message */
+int bench_variant(const char *name);
 /* The correct model's violations the bench met (the first is printed) */
 extern unsigned long bench_violations;
 void bench_count_violation(const struct mm_violation *v, void *arg);

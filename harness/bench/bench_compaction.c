@@ -110,11 +110,9 @@ static int run_column(struct mm_exec *ex, const struct mm_prog *p, const char *v
 	long failed;
 
 	mm_exec_opts_default(&o);
-	o.variant = mm_variant_lookup(variant);
-	if (o.variant == MM_VARIANT_UNKNOWN) {
-		fprintf(stderr, "mmfuzz: bench: this model has no variant '%s'\n", variant);
+	o.variant = bench_variant(variant);
+	if (o.variant == MM_VARIANT_UNKNOWN)
 		return -1;
-	}
 	o.stop_on_violation = false; /* the variants' rescans are counted, the run goes on */
 	o.on_violation = count;
 	o.arg = &c->violations;

@@ -39,14 +39,12 @@ static int seed003_row(struct mm_sim *sim, unsigned int ncpus, const char *varia
 {
 	struct mm_config cfg;
 	struct mm_counter_stats c0, c1;
-	int v = mm_variant_lookup(variant);
+	int v = bench_variant(variant);
 	struct mm_op op;
 	unsigned long long calls;
 
-	if (v == MM_VARIANT_UNKNOWN) {
-		fprintf(stderr, "mmfuzz: bench: this model has no variant '%s'\n", variant);
+	if (v == MM_VARIANT_UNKNOWN)
 		return -1;
-	}
 	mm_config_init(&cfg);
 	cfg.cpus_per_node[0] = ncpus;
 	cfg.zones[0][ZONE_NORMAL] = (struct mm_zone_config){0, S3_PAGES, S3_PAGES, S3_PAGES};
@@ -95,14 +93,11 @@ static int seed003_row(struct mm_sim *sim, unsigned int ncpus, const char *varia
 int bench_seed003(void)
 {
 	static const unsigned int cpus[] = {S3_CPUS_LOW, 64};
-	struct mm_sim *sim = mm_sim_create();
+	struct mm_sim *sim = bench_sim_create();
 	int ret = 0;
 
-	if (!sim) {
-		fprintf(stderr, "mmfuzz: bench: out of memory\n");
+	if (!sim)
 		return -1;
-	}
-	mm_sim_set_violation_handler(sim, bench_count_violation, NULL);
 	printf("seed 003: vm_committed_as batch on a brk loop; 1 node, Normal %u pages (%u GiB;\n"
 	       "the model's RAM is its managed pages: the seed's 128 GB would take 512 MiB of\n"
 	       "memmap), OVERCOMMIT_NEVER; each CPU in turn brk +%u pages (800 KB) then -%u, %u\n"
@@ -147,14 +142,12 @@ static int seed004_row(struct mm_sim *sim, const char *variant)
 {
 	struct mm_config cfg;
 	struct mm_counter_stats c0, c1;
-	int v = mm_variant_lookup(variant);
+	int v = bench_variant(variant);
 	unsigned int ncpus = S4_NODES * S4_CPUS;
 	struct mm_op op = {.kind = MM_OP_FORK, .mm.mm = 0}; /* m0, no parent */
 
-	if (v == MM_VARIANT_UNKNOWN) {
-		fprintf(stderr, "mmfuzz: bench: this model has no variant '%s'\n", variant);
+	if (v == MM_VARIANT_UNKNOWN)
 		return -1;
-	}
 	mm_config_init(&cfg);
 	cfg.nr_nodes = S4_NODES;
 	for (unsigned int n = 0; n < S4_NODES; n++) {
@@ -207,14 +200,11 @@ static int seed004_row(struct mm_sim *sim, const char *variant)
 
 int bench_seed004(void)
 {
-	struct mm_sim *sim = mm_sim_create();
+	struct mm_sim *sim = bench_sim_create();
 	int ret;
 
-	if (!sim) {
-		fprintf(stderr, "mmfuzz: bench: out of memory\n");
+	if (!sim)
 		return -1;
-	}
-	mm_sim_set_violation_handler(sim, bench_count_violation, NULL);
 	printf("seed 004: rss counters per fork (unixbench spawn); %u nodes x %u CPUs; the parent\n"
 	       "maps %u anon pages, then %u times forks a child on one CPU that touches %u pages\n"
 	       "and exits on the next (one thread plays every CPU: exact counts). allocs and\n"

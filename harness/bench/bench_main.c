@@ -45,6 +45,26 @@
 
 unsigned long bench_violations;
 
+struct mm_sim *bench_sim_create(void)
+{
+	struct mm_sim *sim = mm_sim_create();
+
+	if (!sim)
+		fprintf(stderr, "mmfuzz: bench: out of memory\n");
+	else
+		mm_sim_set_violation_handler(sim, bench_count_violation, NULL);
+	return sim;
+}
+
+int bench_variant(const char *name)
+{
+	int v = mm_variant_lookup(name);
+
+	if (v == MM_VARIANT_UNKNOWN)
+		fprintf(stderr, "mmfuzz: bench: this model has no variant '%s'\n", name);
+	return v;
+}
+
 void bench_count_violation(const struct mm_violation *v, void *arg)
 {
 	char line[512];

@@ -34,7 +34,7 @@ static int seed000_row(struct mm_sim *sim, const char *variant, long long *pfn, 
 	struct mm_config cfg;
 	struct mm_stats st;
 	struct mm_pcp_info pi;
-	int v = mm_variant_lookup(variant);
+	int v = bench_variant(variant);
 	unsigned long long page_ops = 0, failed = 0;
 
 	mm_config_init(&cfg);
@@ -45,10 +45,8 @@ static int seed000_row(struct mm_sim *sim, const char *variant, long long *pfn, 
 								    S0_PAGES, S0_PAGES, S0_PAGES};
 	}
 	cfg.deferred_init_pages = S0_BOOT_PAGES;
-	if (v == MM_VARIANT_UNKNOWN) {
-		fprintf(stderr, "mmfuzz: bench: this model has no variant '%s'\n", variant);
+	if (v == MM_VARIANT_UNKNOWN)
 		return -1;
-	}
 	if (mm_sim_init(sim, &cfg, v)) {
 		fprintf(stderr, "mmfuzz: bench: cannot build the seed 000 machine\n");
 		return -1;
@@ -90,14 +88,13 @@ static int seed000_row(struct mm_sim *sim, const char *variant, long long *pfn, 
 
 int bench_seed000(void)
 {
-	struct mm_sim *sim = mm_sim_create();
+	struct mm_sim *sim = bench_sim_create();
 	long long pfn[S0_WORKING_SET];
 	uint32_t gen[S0_WORKING_SET];
 	int ret;
 
 	if (!sim)
-		return cli_usage_error("bench: out of memory");
-	mm_sim_set_violation_handler(sim, bench_count_violation, NULL);
+		return -1;
 	printf("seed 000: pcp sizing after deferred init; %u nodes x %u CPUs, Normal %u pages per\n"
 	       "node, %u initialised at boot; each CPU allocates %u order-0 pages and frees\n"
 	       "them, %u rounds (one thread plays every CPU: exact counts)\n",

@@ -86,11 +86,9 @@ static int seed002_row(struct mm_exec *ex, struct mm_prog *p, unsigned int ncpus
 	long failed_op;
 
 	mm_exec_opts_default(&o);
-	o.variant = mm_variant_lookup(variant);
-	if (o.variant == MM_VARIANT_UNKNOWN) {
-		fprintf(stderr, "mmfuzz: bench: this model has no variant '%s'\n", variant);
+	o.variant = bench_variant(variant);
+	if (o.variant == MM_VARIANT_UNKNOWN)
 		return -1;
-	}
 	o.check_every = 0;
 	o.stop_on_violation = false;
 	/* the variant breaks the seed's invariant by design: its row is figures only */
