@@ -8,8 +8,8 @@
 #ifndef MMFUZZ_BENCH_H
 #define MMFUZZ_BENCH_H
 
-#include "brk_loop.h"
 #include "cli.h"
+#include "seed_loops.h"
 
 #define BENCH_SEED	    UINT64_C(0x6d6d66757a7a0001)
 #define BENCH_PAGES	    65536u /* the buddy machine: 256 MiB of Normal */

@@ -45,9 +45,7 @@ static int seed003_row(struct mm_sim *sim, unsigned int ncpus, const char *varia
 
 	if (v == MM_VARIANT_UNKNOWN)
 		return -1;
-	mm_config_init(&cfg);
-	cfg.cpus_per_node[0] = ncpus;
-	cfg.zones[0][ZONE_NORMAL] = (struct mm_zone_config){0, S3_PAGES, S3_PAGES, S3_PAGES};
+	bench_brk_config(&cfg, ncpus);
 	if (mm_sim_init(sim, &cfg, v)) {
 		fprintf(stderr,
 			"mmfuzz: bench: cannot build the seed 003 machine (%u CPUs, Normal %u "
@@ -127,13 +125,6 @@ int bench_seed003(void)
  * Seed 004: per-cpu allocations and list locks per fork (unixbench spawn)
  * ---------------------------------------------------------------------- */
 
-#define S4_NODES	2u
-#define S4_CPUS		64u    /* per node: the seed's 128-thread machine */
-#define S4_PAGES	65536u /* Normal per node */
-#define S4_PARENT_PAGES 64u    /* the parent's anon pages: copied at fork */
-#define S4_TOUCH_PAGES	8u     /* the child faults these in, then exits */
-#define S4_FORKS	20000u
-
 /*
  * m0, the parent, maps a few pages; then S4_FORKS times it forks m1 on one
  * CPU, and m1 touches a few pages and exits on the next CPU.
@@ -143,41 +134,23 @@ static int seed004_row(struct mm_sim *sim, const char *variant)
 	struct mm_config cfg;
 	struct mm_counter_stats c0, c1;
 	int v = bench_variant(variant);
-	unsigned int ncpus = S4_NODES * S4_CPUS;
-	struct mm_op op = {.kind = MM_OP_FORK, .mm.mm = 0}; /* m0, no parent */
 
 	if (v == MM_VARIANT_UNKNOWN)
 		return -1;
-	mm_config_init(&cfg);
-	cfg.nr_nodes = S4_NODES;
-	for (unsigned int n = 0; n < S4_NODES; n++) {
-		cfg.cpus_per_node[n] = S4_CPUS;
-		cfg.zones[n][ZONE_NORMAL] = (struct mm_zone_config){(uint64_t)n * S4_PAGES,
-								    S4_PAGES, S4_PAGES, S4_PAGES};
-	}
+	bench_spawn_config(&cfg);
 	if (mm_sim_init(sim, &cfg, v)) {
 		fprintf(stderr, "mmfuzz: bench: cannot build the seed 004 machine\n");
 		return -1;
 	}
-	if (seed_apply(sim, &op, "004"))
+	if (bench_spawn_setup(sim)) {
+		fprintf(stderr, "mmfuzz: bench: the seed 004 machine refused the parent\n");
 		return -1;
-	op = (struct mm_op){.kind = MM_OP_MMAP,
-			    .mm = {.pages = S4_PARENT_PAGES, .type = MM_ANONPAGES}};
-	if (seed_apply(sim, &op, "004"))
-		return -1;
+	}
 	mm_sim_counter_stats(sim, &c0);
 	double t0 = cli_now();
-	for (unsigned int i = 0; i < S4_FORKS; i++) {
-		uint16_t cpu = (uint16_t)(i % ncpus), next = (uint16_t)((i + 1) % ncpus);
-		/* m1 from m0 (arg: the parent + 1) */
-		struct mm_op fk = {.kind = MM_OP_FORK, .cpu = cpu, .mm = {.mm = 1, .parent = 1}};
-		struct mm_op tch = {.kind = MM_OP_MMAP,
-				    .cpu = next,
-				    .mm = {.mm = 1, .pages = S4_TOUCH_PAGES, .type = MM_ANONPAGES}};
-		struct mm_op ex = {.kind = MM_OP_EXIT, .cpu = next, .mm.mm = 1};
-		if (seed_apply(sim, &fk, "004") || seed_apply(sim, &tch, "004") ||
-		    seed_apply(sim, &ex, "004"))
-			return -1;
+	if (bench_spawn_loop(sim, S4_FORKS)) {
+		fprintf(stderr, "mmfuzz: bench: the seed 004 machine skipped an op\n");
+		return -1;
 	}
 	double t = cli_now() - t0;
 	mm_sim_counter_stats(sim, &c1);
