@@ -182,7 +182,12 @@ int cli_load_prog(const char *path, const char *target, struct mm_prog *p, const
 		*used = cli_is_text(data, len) ? NULL : target ? target : "the default limits";
 	if (cli_is_text(data, len)) {
 		if (mm_parse_prog((char *)data, p, err, sizeof(err))) {
-			cli_usage_error("%s: %s", path, err);
+			/* a fuzz input of printable bytes alone is rare: say why it was a trace */
+			bool config = !strncmp((char *)data, "config ", 7) ||
+				      strstr((char *)data, "\nconfig ");
+			cli_usage_error("%s: %s%s", path, err,
+					config ? ""
+					       : " (a file of printable text is read as a trace)");
 			ret = -1;
 		}
 	} else if (mm_decode(data, len, target ? &lim : NULL, p)) {
