@@ -1028,14 +1028,23 @@ extern const struct mm_op_desc mm_op_descs[MM_NR_OP_KINDS];
 #define OPC_MOD	  64
 #define SUB_MOD	  16
 
-/* ops.c: the binary form's primitives the rows' codecs use */
-unsigned int _mm_rd8(struct mm_decoder *d);
-unsigned int _mm_rd16(struct mm_decoder *d);
+/* The binary form's primitives the rows' codecs use; bytes past the end read as zero */
+static inline unsigned int _mm_rd8(struct mm_decoder *d)
+{
+	return d->pos < d->len ? d->data[d->pos++] : (d->pos++, 0u);
+}
+
+static inline unsigned int _mm_rd16(struct mm_decoder *d)
+{
+	unsigned int lo = _mm_rd8(d);
+	return lo | (_mm_rd8(d) << 8);
+}
+
+/* ops.c */
 void _mm_wr8(struct mm_encoder *e, unsigned int v);
 void _mm_wr16(struct mm_encoder *e, unsigned int v);
 int _mm_live_add(struct mm_prog *p, uint32_t handle);
 uint32_t _mm_live_take(struct mm_prog *p, unsigned int pick);
-unsigned int _mm_gfp_normalize(unsigned int gfp);
 extern const enum zone_type _mm_hdr_zones[4];
 
 /* op_line.c: an op's trace line, from its row's fields */

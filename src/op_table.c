@@ -76,6 +76,19 @@ static bool fits_s16(int32_t v)
  * The buddy family: allocations, frees, hotplug, the watermark sysctls
  * ---------------------------------------------------------------------- */
 
+/* A gfp mask the kernel would accept: drop the bits a bad combination adds. */
+static unsigned int gfp_normalize(unsigned int gfp)
+{
+	gfp &= MM_GFP_ALL;
+	if (gfp & MM_GFP_DMA)
+		gfp &= ~MM_GFP_DMA32;
+	if (gfp & (MM_GFP_DMA | MM_GFP_DMA32))
+		gfp &= ~MM_GFP_HIGHMEM;
+	if (gfp & MM_GFP_MOVABLE)
+		gfp &= ~MM_GFP_RECLAIMABLE;
+	return gfp;
+}
+
 /* An alloc's fields (the CPU byte first); after SUB_ALLOC_COMPACT it may direct-compact. */
 static int decode_alloc(struct mm_decoder *d, struct mm_op *op)
 {
@@ -85,7 +98,7 @@ static int decode_alloc(struct mm_decoder *d, struct mm_op *op)
 	op->kind = MM_OP_ALLOC;
 	op->cpu = (uint16_t)rd_cpu(d);
 	op->alloc.order = (uint8_t)(rd8(d) % (cfg->max_order + 1));
-	op->alloc.gfp = (uint16_t)(_mm_gfp_normalize(rd16(d)) |
+	op->alloc.gfp = (uint16_t)(gfp_normalize(rd16(d)) |
 				   (d->sub == SUB_ALLOC_COMPACT ? MM_GFP_COMPACT : 0));
 	node = rd8(d);
 	op->alloc.node = (int8_t)(node ? (int)((node - 1) % cfg->nr_nodes) : -1);

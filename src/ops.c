@@ -113,33 +113,9 @@ int mm_prog_push(struct mm_prog *p, const struct mm_op *op)
 	return 0;
 }
 
-/* A gfp mask the kernel would accept: drop the bits a bad combination adds. */
-unsigned int _mm_gfp_normalize(unsigned int gfp)
-{
-	gfp &= MM_GFP_ALL;
-	if (gfp & MM_GFP_DMA)
-		gfp &= ~MM_GFP_DMA32;
-	if (gfp & (MM_GFP_DMA | MM_GFP_DMA32))
-		gfp &= ~MM_GFP_HIGHMEM;
-	if (gfp & MM_GFP_MOVABLE)
-		gfp &= ~MM_GFP_RECLAIMABLE;
-	return gfp;
-}
-
 /* ------------------------------------------------------------------------
  * Decoding
  * ---------------------------------------------------------------------- */
-
-unsigned int _mm_rd8(struct mm_decoder *d)
-{
-	return d->pos < d->len ? d->data[d->pos++] : (d->pos++, 0u);
-}
-
-unsigned int _mm_rd16(struct mm_decoder *d)
-{
-	unsigned int lo = _mm_rd8(d);
-	return lo | (_mm_rd8(d) << 8);
-}
 
 static unsigned int hdr8(const uint8_t *d, size_t len, size_t i)
 {
