@@ -3,7 +3,7 @@
  * op_table.c - the op language as a table: one row per op kind with its
  * trace name and fields, its binary slot and packing, where a stress run
  * may run it, and its entry point. The binary form (ops.c), the text form
- * (ops_text.c) and mm_apply_op() (exec.c) follow the rows; adding an op is
+ * (op_line.c) and mm_apply_op() (exec.c) follow the rows; adding an op is
  * a row here, its entry point in its subsystem's file, and its test.
  *
  * The binary packing stays bespoke per slot: the fuzzers' catch times and
@@ -14,12 +14,18 @@
  *   54-56 sysctl  57-59 drain  60-61 deferred_init  62 pcp  63 prefix
  *   sub (mod 16)     0 check  1-7 counters (seeds 003, 004)
  *   8-11 vmstat and kswapd (seed 002; 11 stat_refresh)  12-15 compaction (seed 001)
+ *
+ * Every opcode and sub byte has an owner now. A new slot would change how
+ * some existing inputs decode: take a value a slot decodes twice (how 3 of
+ * vmstat_read reads as estimate), or a second prefix, and say so.
  */
 #include "internal.h"
 
 #include <stddef.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+_Static_assert(sizeof(struct mm_op) <= 16, "an op is at most 16 bytes: programs hold thousands");
 
 /* The opcode ranges */
 #define OPC_ALLOC    0
