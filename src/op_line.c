@@ -202,12 +202,16 @@ static int64_t field_max(const struct mm_op_field *f, const struct mm_config *cf
 	}
 }
 
-/* What a field takes, as "0..10", "a|b|c" or "c0..c15" */
-static void put_range(struct out *o, const struct mm_op_field *f, const struct mm_config *cfg)
+/* What a field takes, as "0..10", "a|b|c" or "c0..c15"; in a usage line a node is "N" */
+static void put_range(struct out *o, const struct mm_op_field *f, const struct mm_config *cfg,
+		      bool usage)
 {
 	switch (f->type) {
 	case MM_FIELD_NODE:
-		put(o, "N");
+		if (usage)
+			put(o, "N");
+		else
+			put(o, "0..%lld", (long long)field_max(f, cfg));
 		break;
 	case MM_FIELD_ZONE:
 		put(o, "NAME");
@@ -249,7 +253,7 @@ int _mm_op_usage(const struct mm_op_desc *d, const struct mm_config *cfg, char *
 		put(&o, " %s", f->optional ? "[" : "");
 		if (!f->bare)
 			put(&o, "%s=", f->key);
-		put_range(&o, f, cfg);
+		put_range(&o, f, cfg, true);
 		if (f->optional)
 			put(&o, "]");
 	}
@@ -368,7 +372,7 @@ static bool parse_value(const struct mm_op_field *f, const char *s, const struct
 		return true;
 	struct out o = {why, whylen, 0};
 	put(&o, "%s must be ", f->key);
-	put_range(&o, f, cfg);
+	put_range(&o, f, cfg, false);
 	return false;
 }
 
