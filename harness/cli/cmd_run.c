@@ -31,31 +31,31 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool allow_out)
 {
 	memset(a, 0, sizeof(*a));
 	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
+		const char *arg = argv[i], *v;
+		bool missing = false;
+
 		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
 			cli_command_help(argv[0]);
 			return -1;
-		} else if (!strcmp(arg, "--variant") && i + 1 < argc) {
-			a->variant_name = argv[++i];
-		} else if (!strncmp(arg, "--variant=", 10)) {
-			a->variant_name = arg + 10;
-		} else if (!strcmp(arg, "--target") && i + 1 < argc) {
-			a->target = argv[++i];
-		} else if (!strncmp(arg, "--target=", 9)) {
-			a->target = arg + 9;
+		} else if ((v = cli_flag_value(argc, argv, &i, "--variant", &missing))) {
+			a->variant_name = v;
+		} else if ((v = cli_flag_value(argc, argv, &i, "--target", &missing))) {
+			a->target = v;
 		} else if (!strcmp(arg, "--strict-watermarks")) {
 			a->strict_watermarks = true;
-		} else if (!strcmp(arg, "--check-every") && i + 1 < argc) {
-			if (!cli_parse_uint(argv[++i], 0, 1000000, &a->check_every))
+		} else if ((v = cli_flag_value(argc, argv, &i, "--check-every", &missing))) {
+			if (!cli_parse_uint(v, 0, 1000000, &a->check_every))
 				return cli_usage_error("%s: --check-every takes a number of ops "
 						       "(0..1000000), not '%s'",
-						       argv[0], argv[i]);
+						       argv[0], v);
 			a->check_every_set = true;
-		} else if (allow_out && !strcmp(arg, "-o") && i + 1 < argc) {
-			a->out = argv[++i];
+		} else if (allow_out && (v = cli_flag_value(argc, argv, &i, "-o", &missing))) {
+			a->out = v;
+		} else if (missing) {
+			return cli_usage_error("%s: %s needs a value", argv[0], arg);
 		} else if (arg[0] == '-' && arg[1]) {
-			return cli_usage_error("%s: unknown or incomplete option '%s'", argv[0],
-					       arg);
+			return cli_usage_error("%s: unknown option '%s' (try 'mmfuzz %s --help')",
+					       argv[0], arg, argv[0]);
 		} else if (a->nr_files < MAX_FILES) {
 			a->files[a->nr_files++] = arg;
 		} else {
