@@ -602,6 +602,8 @@ struct mm_op {
 
 /* The op kind's name in traces ("kswapd_wake"); NULL for a kind out of range. */
 const char *mm_op_name(unsigned int kind);
+/* The kind's line in a trace, as "cpuN kswapd_wake node=N zone=NAME order=0..10"; as snprintf. */
+int mm_op_usage(unsigned int kind, char *buf, size_t len);
 /* May a threaded run (mmfuzz stress) run the kind on any worker, as its own CPU? */
 bool mm_op_runs_on_worker(unsigned int kind);
 /*

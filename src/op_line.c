@@ -260,6 +260,13 @@ int _mm_op_usage(const struct mm_op_desc *d, const struct mm_config *cfg, char *
 	return (int)o.n;
 }
 
+int mm_op_usage(unsigned int kind, char *buf, size_t len)
+{
+	if (kind >= MM_NR_OP_KINDS)
+		return snprintf(buf, len, "?");
+	return _mm_op_usage(&mm_op_descs[kind], NULL, buf, len);
+}
+
 bool _mm_parse_u64(const char *s, uint64_t *v)
 {
 	char *end;

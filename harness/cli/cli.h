@@ -53,6 +53,7 @@ int cmd_run(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_variants(int argc, char **argv);
+int cmd_ops(int argc, char **argv);
 int cmd_shape(int argc, char **argv);
 int cmd_bench(int argc, char **argv);  /* harness/bench/ */
 int cmd_stress(int argc, char **argv); /* harness/stress/ */

@@ -23,6 +23,7 @@ static const struct {
 	 "      print the trace up to the failing op and why; exit 1 if it reproduced"},
 	{"variants", cmd_variants,
 	 "variants [--markdown]  list the variants and what catches them"},
+	{"ops", cmd_ops, "ops                   list the op kinds, each with its line in a trace"},
 	{"shape", cmd_shape,
 	 "shape --zoneinfo F --cpus N [--cpus-per-node A,B] [--min-free-kbytes K]\n"
 	 "      [--watermark-scale-factor W]  the model of a real machine"},

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_variants.c - lists the variants from their table (src/policy.c):
+ * cmd_tables.c - the tables, listed: the variants (src/policy.c),
  * tab-separated name, target and what each breaks, or with --markdown the
- * index table of docs/variants.md, which ctest compares with the file.
+ * index table of docs/variants.md, which ctest compares with the file; and
+ * the op kinds (src/op_table.c), each with its line in a trace.
  */
 #include "cli.h"
 
@@ -57,6 +58,22 @@ int cmd_variants(int argc, char **argv)
 		       v->target, v->origin);
 		print_proof(v);
 		printf(" |\n");
+	}
+	return EXIT_CLEAN;
+}
+
+int cmd_ops(int argc, char **argv)
+{
+	char line[256];
+
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+		return cli_command_help("ops");
+	if (argc > 1)
+		return cli_usage_error("ops: unknown option '%s' (try 'mmfuzz ops --help')",
+				       argv[1]);
+	for (unsigned int k = 0; k < MM_NR_OP_KINDS; k++) {
+		mm_op_usage(k, line, sizeof(line));
+		printf("%s\t%s\n", mm_op_name(k), line);
 	}
 	return EXIT_CLEAN;
 }
