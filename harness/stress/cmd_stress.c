@@ -184,20 +184,26 @@ static void set_weight(struct stress_opts *o, const char *name, unsigned int w)
 		o->weights[e] = w;
 }
 
-static int apply_mix(const char *name, struct stress_opts *o)
+/* The op table says which kinds a worker may run as its own CPU: the mix must agree. */
+static int check_mix_rows(void)
 {
 	for (unsigned int e = 0; e < stress_mix_len; e++) {
 		const struct stress_mix_entry *m = &stress_mix_default[e];
-		/* the op table says which kinds a worker may run as its own CPU */
 		if (m->kind == MIX_WORKER_OP && !mm_op_runs_on_worker(m->op_kind)) {
 			fprintf(stderr,
-				"mmfuzz: stress: mix entry '%s' runs %s on a worker, which "
-				"its row in src/op_table.c forbids\n",
+				"mmfuzz: stress: mix entry '%s' runs %s on a worker, which its row "
+				"in src/op_table.c forbids\n",
 				m->name, mm_op_name(m->op_kind));
 			return EXIT_USAGE;
 		}
-		o->weights[e] = m->weight;
 	}
+	return 0;
+}
+
+static int apply_mix(const char *name, struct stress_opts *o)
+{
+	for (unsigned int e = 0; e < stress_mix_len; e++)
+		o->weights[e] = stress_mix_default[e].weight;
 	o->orders = ORDERS_MIXED;
 	if (!strcmp(name, "default"))
 		return 0;
@@ -239,6 +245,8 @@ static int parse_flags(int argc, char **argv, struct flags *f)
 	bool missing = false;
 	int ret;
 
+	if ((ret = check_mix_rows()))
+		return ret;
 	defaults(f);
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
