@@ -57,7 +57,7 @@ static void setup(void)
 	const char *name = getenv("MMFUZZ_VARIANT");
 	int variant = mm_variant_lookup(name);
 
-	if (variant == -2) {
+	if (variant == MM_VARIANT_UNKNOWN) {
 		fprintf(stderr, "mmfuzz: unknown MMFUZZ_VARIANT '%s' (see 'mmfuzz variants')\n",
 			name);
 		exit(2);

@@ -243,14 +243,15 @@ void _mm_derived_vmstat_op(struct mm_sim *sim, const struct mm_op *op, int skipp
 
 	if (op->kind == MM_OP_VMSTAT_REFRESH)
 		shadow_refresh(sim);
-	else if (op->kind == MM_OP_KSWAPD_STEP && !sim->derived.pressure[op->node])
-		shadow_set_node(sim, op->node, true); /* kswapd runs: pressure thresholds */
+	else if (op->kind == MM_OP_KSWAPD_STEP && !sim->derived.pressure[op->vmstat.node])
+		shadow_set_node(sim, op->vmstat.node, true); /* kswapd runs: pressure thresholds */
 	else if (op->kind == MM_OP_KSWAPD_SLEEP)
-		shadow_set_node(sim, op->node, false); /* kswapd_try_to_sleep(): normal again */
+		shadow_set_node(sim, op->vmstat.node, false); /* kswapd_try_to_sleep(): normal again */
 	else
 		set = false;
 	if (op->kind == MM_OP_KSWAPD_WAKE)
-		_mm_derived_check_kswapd_request(sim, op->node, op->order, (int)op->arg);
+		_mm_derived_check_kswapd_request(sim, op->vmstat.node, op->vmstat.order,
+						 (int)op->vmstat.zone);
 	if (set)
 		_mm_derived_check_vmstat(sim);
 }

@@ -163,17 +163,16 @@ static uint32_t fill_slot(struct compact_state *cs)
 static const unsigned int fill_zone_gfp[4] = {MM_GFP_DMA, MM_GFP_DMA32, 0, MM_GFP_HIGHMEM};
 
 /*
- * MM_OP_FILL: op->arg & 0xffff blocks of op->order, the zone (bits 16-17:
- * DMA, DMA32, Normal, Movable) the highest allowed. Block k is unmovable
- * when unmovable_every (gfp & 0xff) divides k, else movable, and then busy
- * (migration fails) when busy_every (gfp >> 8) divides k. Stops at the
- * first allocation that fails.
+ * MM_OP_FILL: pages blocks of the order, the zone (DMA, DMA32, Normal,
+ * Movable) the highest allowed. Block k is unmovable when unmovable_every
+ * divides k, else movable, and then busy (migration fails) when
+ * busy_every divides k. Stops at the first allocation that fails.
  */
 static void fill_apply(struct mm_sim *sim, const struct mm_op *op)
 {
 	struct compact_state *cs = sim->compact;
-	unsigned int n = op->arg & 0xffff, zone = (op->arg >> 16) & 3;
-	unsigned int unmovable_every = op->gfp & 0xff, busy_every = op->gfp >> 8;
+	unsigned int n = op->fill.pages, zone = op->fill.zone & 3;
+	unsigned int unmovable_every = op->fill.unmovable_every, busy_every = op->fill.busy_every;
 
 	for (unsigned int k = 0; k < n; k++) {
 		bool unmovable = unmovable_every && k % unmovable_every == 0;
@@ -188,8 +187,9 @@ static void fill_apply(struct mm_sim *sim, const struct mm_op *op)
 		else if (zone == 3)
 			gfp &= ~MM_GFP_HIGHMEM;
 		h = &cs->fill[slot];
-		h->order = op->order;
-		h->pfn = mm_alloc_pages(sim, op->order, gfp, op->node, OWNER_FILL | slot, &h->gen);
+		h->order = op->fill.order;
+		h->pfn = mm_alloc_pages(sim, op->fill.order, gfp, op->fill.node, OWNER_FILL | slot,
+					&h->gen);
 		if (h->pfn < 0)
 			return;
 		if (!unmovable && busy_every && k % busy_every == 0)
@@ -201,9 +201,9 @@ static void fill_apply(struct mm_sim *sim, const struct mm_op *op)
 static void free_pattern_apply(struct mm_sim *sim, const struct mm_op *op)
 {
 	struct compact_state *cs = sim->compact;
-	unsigned int every = op->arg ? op->arg : 1;
+	unsigned int every = op->pattern.every ? op->pattern.every : 1;
 
-	for (uint32_t i = op->order; i < cs->nr_fill; i += every) {
+	for (uint32_t i = op->pattern.offset; i < cs->nr_fill; i += every) {
 		struct mm_handle *h = &cs->fill[i];
 		if (h->pfn < 0)
 			continue;
@@ -212,27 +212,43 @@ static void free_pattern_apply(struct mm_sim *sim, const struct mm_op *op)
 	}
 }
 
-/* The compaction ops of mm_apply_op(); returns 0, or 1 when skipped. */
-int _mm_compaction_apply_op(struct mm_sim *sim, const struct mm_op *op)
+/* The compaction ops' entry points; the pool and the scanners are the executor's alone. */
+int _mm_op_compact(struct mm_op_ctx *ctx, const struct mm_op *op)
 {
-	if (!compaction_possible(sim))
-		return 1; /* the pool and the scanners are the executor's alone */
-	switch (op->kind) {
-	case MM_OP_COMPACT:
-		return mm_compact_zone(sim, op->node, (enum zone_type)op->arg, op->order,
-				       op->gfp & 3, (op->gfp >> 2) & 3, (op->gfp >> 4) & 3) < 0;
-	case MM_OP_KCOMPACTD:
-		return mm_kcompactd_step(sim, op->node, op->order);
-	case MM_OP_RESET_SKIP:
-		mm_reset_isolation_suitable(sim, op->node);
-		return 0;
-	case MM_OP_FILL:
-		fill_apply(sim, op);
-		return 0;
-	case MM_OP_FREE_PATTERN:
-		free_pattern_apply(sim, op);
-		return 0;
-	default:
+	if (!compaction_possible(ctx->sim))
 		return 1;
-	}
+	return mm_compact_zone(ctx->sim, op->compact.node, (enum zone_type)op->compact.zone,
+			       op->compact.order, op->compact.prio, op->compact.mode,
+			       op->compact.mt) < 0;
+}
+
+int _mm_op_kcompactd(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	if (!compaction_possible(ctx->sim))
+		return 1;
+	return mm_kcompactd_step(ctx->sim, op->compact.node, op->compact.order);
+}
+
+int _mm_op_reset_skip(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	if (!compaction_possible(ctx->sim))
+		return 1;
+	mm_reset_isolation_suitable(ctx->sim, op->compact.node);
+	return 0;
+}
+
+int _mm_op_fill(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	if (!compaction_possible(ctx->sim))
+		return 1;
+	fill_apply(ctx->sim, op);
+	return 0;
+}
+
+int _mm_op_free_pattern(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	if (!compaction_possible(ctx->sim))
+		return 1;
+	free_pattern_apply(ctx->sim, op);
+	return 0;
 }

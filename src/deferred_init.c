@@ -114,3 +114,18 @@ unsigned long mm_deferred_init_complete(struct mm_sim *sim)
 	page_alloc_init_late(sim);
 	return pages;
 }
+
+int _mm_op_deferred_step(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	return mm_deferred_init_step(ctx->sim, op->pcp.node, op->pcp.pageblocks) ? 0 : 1;
+}
+
+int _mm_op_deferred_complete(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	(void)op;
+	if (!mm_deferred_init_pending(ctx->sim))
+		return 1;
+	mm_deferred_init_complete(ctx->sim);
+	_mm_check_sizing(ctx->sim);
+	return 0;
+}

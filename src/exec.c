@@ -88,7 +88,7 @@ static struct zone *pfn_zone(struct mm_sim *sim, long long pfn)
  * sysctls, deferred init completing): is the sizing current? Only one
  * thread's view is stable enough to ask; the stress test asks at quiesce.
  */
-static void check_sizing(struct mm_sim *sim)
+void _mm_check_sizing(struct mm_sim *sim)
 {
 	if (!sim->serial)
 		return;
@@ -98,13 +98,52 @@ static void check_sizing(struct mm_sim *sim)
 			_mm_pcp_check_sizing(z);
 }
 
-int mm_apply_op(struct mm_sim *sim, const struct mm_op *op, struct mm_handle *handles,
-		uint32_t nr_handles, uint32_t alloc_handle)
+int _mm_op_alloc(struct mm_op_ctx *ctx, const struct mm_op *op)
 {
 	struct mm_handle *h;
 
-	if (op->kind != MM_OP_CHECK && op->kind != MM_OP_CPU_ONLINE &&
-	    !mm_cpu_is_online(sim, op->cpu)) {
+	if (ctx->alloc_handle >= ctx->nr_handles)
+		return 1;
+	h = &ctx->handles[ctx->alloc_handle];
+	h->order = op->alloc.order;
+	h->pfn = mm_alloc_pages(ctx->sim, op->alloc.order, op->alloc.gfp, op->alloc.node,
+				ctx->alloc_handle, &h->gen);
+	if (h->pfn >= 0)
+		_mm_check_zone_cheap(pfn_zone(ctx->sim, h->pfn));
+	return 0;
+}
+
+int _mm_op_free(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	uint32_t handle = op->free.handle;
+	struct mm_handle *h;
+
+	if (handle >= ctx->nr_handles || ctx->handles[handle].pfn < 0)
+		return 1;
+	h = &ctx->handles[handle];
+	mm_free_pages(ctx->sim, (uint64_t)h->pfn, h->order, handle, h->gen);
+	_mm_check_zone_cheap(pfn_zone(ctx->sim, h->pfn));
+	h->pfn = -1;
+	return 0;
+}
+
+int _mm_op_check(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	(void)op;
+	check_full(ctx->sim);
+	return 0;
+}
+
+int mm_apply_op(struct mm_sim *sim, const struct mm_op *op, struct mm_handle *handles,
+		uint32_t nr_handles, uint32_t alloc_handle)
+{
+	struct mm_op_ctx ctx = {sim, handles, nr_handles, alloc_handle};
+	const struct mm_op_desc *d;
+
+	if (op->kind >= MM_NR_OP_KINDS)
+		return 1;
+	d = &mm_op_descs[op->kind];
+	if (!d->no_cpu && !d->offline_ok && !mm_cpu_is_online(sim, op->cpu)) {
 		/* An offline CPU runs nothing; its allocation simply never happens. */
 		if (op->kind == MM_OP_ALLOC && alloc_handle < nr_handles)
 			handles[alloc_handle].pfn = -1;
@@ -119,96 +158,7 @@ int mm_apply_op(struct mm_sim *sim, const struct mm_op *op, struct mm_handle *ha
 		sim->handles = handles;
 		sim->nr_handles = nr_handles;
 	}
-	switch (op->kind) {
-	case MM_OP_ALLOC:
-		if (alloc_handle >= nr_handles)
-			return 1;
-		h = &handles[alloc_handle];
-		h->order = op->order;
-		h->pfn = mm_alloc_pages(sim, op->order, op->gfp, op->node, alloc_handle, &h->gen);
-		if (h->pfn >= 0)
-			_mm_check_zone_cheap(pfn_zone(sim, h->pfn));
-		return 0;
-	case MM_OP_FREE:
-		if (op->arg >= nr_handles || handles[op->arg].pfn < 0)
-			return 1;
-		h = &handles[op->arg];
-		mm_free_pages(sim, (uint64_t)h->pfn, h->order, op->arg, h->gen);
-		_mm_check_zone_cheap(pfn_zone(sim, h->pfn));
-		h->pfn = -1;
-		return 0;
-	case MM_OP_CPU_OFFLINE:
-		if (mm_cpu_offline(sim, op->cpu))
-			return 1;
-		check_sizing(sim);
-		return 0;
-	case MM_OP_CPU_ONLINE:
-		if (mm_cpu_online(sim, op->cpu))
-			return 1;
-		check_sizing(sim);
-		return 0;
-	case MM_OP_SET_MIN_FREE_KBYTES:
-		mm_set_min_free_kbytes(sim, op->arg);
-		check_sizing(sim);
-		return 0;
-	case MM_OP_SET_WSF:
-		mm_set_watermark_scale_factor(sim, op->arg);
-		check_sizing(sim);
-		return 0;
-	case MM_OP_CHECK:
-		check_full(sim);
-		return 0;
-	case MM_OP_DRAIN_LOCAL:
-		mm_drain_local_pages(sim);
-		return 0;
-	case MM_OP_DRAIN_ALL:
-		mm_drain_all_pages(sim);
-		return 0;
-	case MM_OP_DEFERRED_STEP:
-		return mm_deferred_init_step(sim, op->node, op->arg) ? 0 : 1;
-	case MM_OP_DEFERRED_COMPLETE:
-		if (!mm_deferred_init_pending(sim))
-			return 1;
-		mm_deferred_init_complete(sim);
-		check_sizing(sim);
-		return 0;
-	case MM_OP_PCP_DISABLE:
-		mm_zone_pcp_disable(sim, op->node, (enum zone_type)op->arg);
-		return 0;
-	case MM_OP_PCP_ENABLE:
-		mm_zone_pcp_enable(sim, op->node, (enum zone_type)op->arg);
-		return 0;
-	case MM_OP_SET_HIGH_FRACTION:
-		if (mm_set_high_fraction(sim, op->arg))
-			return 1;
-		check_sizing(sim);
-		return 0;
-	case MM_OP_PCPU_ADD:
-	case MM_OP_PCPU_COMPARE:
-	case MM_OP_PCPU_SET:
-	case MM_OP_PCPU_SYNC:
-	case MM_OP_MMAP:
-	case MM_OP_MUNMAP:
-	case MM_OP_FORK:
-	case MM_OP_EXIT:
-	case MM_OP_SET_OVERCOMMIT:
-		return _mm_counters_apply_op(sim, op);
-	case MM_OP_VMSTAT_FOLD:
-	case MM_OP_VMSTAT_READ:
-	case MM_OP_VMSTAT_REFRESH:
-	case MM_OP_KSWAPD_WAKE:
-	case MM_OP_KSWAPD_STEP:
-	case MM_OP_KSWAPD_SLEEP:
-		return _mm_vmstat_apply_op(sim, op);
-	case MM_OP_COMPACT:
-	case MM_OP_KCOMPACTD:
-	case MM_OP_RESET_SKIP:
-	case MM_OP_FILL:
-	case MM_OP_FREE_PATTERN:
-		return _mm_compaction_apply_op(sim, op);
-	default:
-		return 1;
-	}
+	return d->apply(&ctx, op);
 }
 
 long mm_exec_run(struct mm_exec *ex, const struct mm_prog *p, const struct mm_exec_opts *o,

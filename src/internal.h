@@ -614,8 +614,6 @@ void _mm_vmstat_init_zone(struct zone *zone);
 void _mm_vmstat_note_free(struct zone *zone);
 unsigned long _mm_vmstat_check_zone(struct zone *zone);
 unsigned long _mm_vmstat_check_global(struct mm_sim *sim);
-/* The vmstat and kswapd ops of mm_apply_op(); returns 0, or 1 when skipped. */
-int _mm_vmstat_apply_op(struct mm_sim *sim, const struct mm_op *op);
 
 /* reclaim.c */
 void wakeup_kswapd(struct zone *zone, unsigned int gfp, unsigned int order, int highest_zoneidx);
@@ -823,8 +821,6 @@ unsigned long _mm_committed_check(struct mm_sim *sim);
 /* mm_struct.c */
 void _mm_mm_teardown_all(struct mm_sim *sim);
 unsigned long _mm_mm_check_ledger(struct mm_sim *sim);
-/* The counter ops of mm_apply_op(); returns 0, or 1 when skipped. */
-int _mm_counters_apply_op(struct mm_sim *sim, const struct mm_op *op);
 /* Every counter invariant over the whole state (the executor's full checks). */
 unsigned long _mm_counters_check_full(struct mm_sim *sim);
 
@@ -956,13 +952,7 @@ struct compact_state {
 struct mm_handle *handle_of_block(struct mm_sim *sim, uint64_t pfn);
 int _mm_compaction_reset(struct mm_sim *sim);
 void _mm_compaction_destroy(struct mm_sim *sim);
-int _mm_compaction_apply_op(struct mm_sim *sim, const struct mm_op *op);
 struct mm_compact_stats *compact_stats(struct mm_sim *sim);
-
-/* ops_compaction.c: the compaction ops' text form */
-bool _mm_print_compaction_op(FILE *f, const struct mm_op *op);
-int _mm_parse_compaction_op(char **tok, int ntok, const struct mm_config *cfg, struct mm_op *op,
-			    char *why, size_t whylen);
 
 /* compaction_shadow.c: INV-COMPACT-SKIP-HINT, a pass rerun blind to the skip bits */
 bool compact_skip_hint_wanted(const struct compact_control *cc);
@@ -990,6 +980,188 @@ void compact_check_scanners_met(const struct compact_control *cc);
 void compact_check_result(const struct compact_control *cc, int result);
 bool compact_flush_due(const struct zone *zone, int order);
 void compact_check_flushed(struct zone *zone);
+
+/* ------------------------------------------------------------------------
+ * The op table (op_table.c): one row per op kind, which the binary form
+ * (ops.c), the text form (op_line.c) and mm_apply_op() (exec.c) follow
+ * ---------------------------------------------------------------------- */
+
+enum mm_op_family {
+	MM_FAMILY_BUDDY, /* allocations, frees, hotplug, watermark sysctls */
+	MM_FAMILY_PCP,	 /* the per-cpu lists, drains, deferred init */
+	MM_FAMILY_COUNTERS,
+	MM_FAMILY_VMSTAT,
+	MM_FAMILY_COMPACTION,
+};
+
+/* How a field is written in a trace and which values it takes */
+enum mm_field_type {
+	MM_FIELD_NUM,	 /* a decimal in min..max */
+	MM_FIELD_ORDER,	 /* 0..the machine's max_order (and at most max) */
+	MM_FIELD_NODE,	 /* 0..the machine's nodes - 1 */
+	MM_FIELD_ZONE,	 /* a zone name below ZONE_DEVICE */
+	MM_FIELD_GFP,	 /* MM_GFP_* names joined by '|', or a number */
+	MM_FIELD_ENUM,	 /* one of names[] */
+	MM_FIELD_INDEX,	 /* prefix and a number in min..max ("c3", "m1") */
+	MM_FIELD_FLAG,	 /* the key alone sets it to 1 */
+	MM_FIELD_HANDLE, /* "aN": an allocation's number */
+};
+
+struct mm_op_field {
+	const char *key;
+	uint8_t off, size; /* where it sits in struct mm_op */
+	uint8_t type;	   /* enum mm_field_type; size 0: not stored (an alloc's own handle) */
+	bool is_signed;
+	bool optional;	/* absent: dflt (as stored) */
+	bool hide_dflt; /* printed only when it differs from dflt */
+	bool bare;	/* printed without "key=", the value saying what it is */
+	char prefix;	/* MM_FIELD_INDEX, MM_FIELD_HANDLE */
+	int64_t min, max, dflt;
+	int8_t bias;		  /* stored = value + bias: fork's parent is stored + 1 */
+	const char *const *names; /* MM_FIELD_ENUM, nr_names of them */
+	uint8_t nr_names;
+};
+
+/* The decoder's state: the bytes, and the program whose live set frees pick from */
+struct mm_decoder {
+	const uint8_t *data;
+	size_t len, pos;
+	struct mm_prog *prog;
+	unsigned int ncpus;
+	unsigned int sub;      /* the sub byte after OPC_CHECK, MM_OP_NO_SUB without one */
+	unsigned int sub_kind; /* the first kind whose row owns sub */
+};
+
+struct mm_encoder {
+	uint8_t *buf;
+	size_t len, pos;
+	struct mm_prog live; /* only its live set: the decoder's, replayed */
+	uint32_t next_alloc;
+};
+
+/* What an op's entry point gets besides the op */
+struct mm_op_ctx {
+	struct mm_sim *sim;
+	struct mm_handle *handles;
+	uint32_t nr_handles, alloc_handle;
+};
+
+/* Decodes the op of a slot; 0, 1 when it decodes to nothing, -1 when memory is short. */
+typedef int (*mm_op_decode_fn)(struct mm_decoder *d, struct mm_op *op);
+/* Writes op's bytes; -1 when the binary form cannot hold it, -3 when memory is short. */
+typedef int (*mm_op_encode_fn)(struct mm_encoder *e, const struct mm_op *op);
+/* Runs op on ctx->sim as the current CPU; 0, or 1 when it was skipped. */
+typedef int (*mm_op_apply_fn)(struct mm_op_ctx *ctx, const struct mm_op *op);
+
+#define MM_OP_NO_SUB 0xff
+
+/* Where a stress run may run a kind (which CPUs): see harness/stress/ */
+enum mm_op_stress {
+	MM_STRESS_WORKER,  /* any worker, as its own CPU */
+	MM_STRESS_SERVICE, /* a service thread of its own, as any online CPU */
+	MM_STRESS_QUIESCE, /* only while every worker waits (a full check) */
+	MM_STRESS_SERIAL,  /* not under threads (yet): the stress workers drop it */
+};
+
+struct mm_op_desc {
+	const char *name; /* unique: mm_op_name() */
+	const char *verb; /* the trace's word, NULL: name; kinds may share one */
+	const char *tag;  /* a word that picks this kind among its verb's ("drain all") */
+	uint8_t family;	  /* enum mm_op_family */
+	uint8_t stress;	  /* enum mm_op_stress */
+	bool no_cpu;	  /* the line has no "cpuN" and any CPU state runs it (check) */
+	bool offline_ok;  /* runs on an offline CPU (online) */
+	/*
+	 * The binary slot: opcode bytes opc_lo..opc_hi (mod 64), or, after
+	 * the OPC_CHECK prefix, the sub byte sub (mod 16). The slot's width
+	 * is the kind's weight in every fuzz target: they share the decoder
+	 * and differ only in the machines they decode.
+	 */
+	uint8_t opc_lo, opc_hi, sub;
+	const struct mm_op_field *fields;
+	uint8_t nr_fields;
+	/* Cross-field rules the ranges cannot say; NULL: none. Returns a reason or NULL. */
+	const char *(*validate)(const struct mm_op *op, const struct mm_config *cfg);
+	mm_op_decode_fn decode; /* kinds that share a slot share it */
+	mm_op_encode_fn encode;
+	mm_op_apply_fn apply;
+};
+
+extern const struct mm_op_desc mm_op_descs[MM_NR_OP_KINDS];
+#define OPC_CHECK 63 /* a prefix: the next byte picks CHECK (sub 0) or a sub op */
+#define OPC_MOD	  64
+#define SUB_MOD	  16
+
+/* The binary form's primitives the rows' codecs use; bytes past the end read as zero */
+static inline unsigned int _mm_rd8(struct mm_decoder *d)
+{
+	return d->pos < d->len ? d->data[d->pos++] : (d->pos++, 0u);
+}
+
+static inline unsigned int _mm_rd16(struct mm_decoder *d)
+{
+	unsigned int lo = _mm_rd8(d);
+	return lo | (_mm_rd8(d) << 8);
+}
+
+/* ops.c */
+void _mm_wr8(struct mm_encoder *e, unsigned int v);
+void _mm_wr16(struct mm_encoder *e, unsigned int v);
+int _mm_live_add(struct mm_prog *p, uint32_t handle);
+uint32_t _mm_live_take(struct mm_prog *p, unsigned int pick);
+extern const enum zone_type _mm_hdr_zones[4];
+
+/* op_line.c: an op's trace line, from its row's fields */
+bool _mm_parse_u64(const char *s, uint64_t *v); /* decimal only; false on junk or overflow */
+/*
+ * Parses the words of an op's line (tok[0] "cpuN", or the op itself for
+ * check) into op; next_alloc: the handle an alloc must name. Returns 0,
+ * or -1 with the reason in why.
+ */
+int _mm_parse_op_words(char **tok, int ntok, const struct mm_config *cfg, uint32_t next_alloc,
+		       struct mm_op *op, char *why, size_t whylen);
+/* The line's form, as "cpuN kswapd_wake node=N zone=NAME order=0..10" (cfg: NULL for none) */
+int _mm_op_usage(const struct mm_op_desc *d, const struct mm_config *cfg, char *buf, size_t len);
+
+/* The entry points of the rows, in their subsystems' files */
+int _mm_op_alloc(struct mm_op_ctx *ctx, const struct mm_op *op);       /* exec.c */
+int _mm_op_free(struct mm_op_ctx *ctx, const struct mm_op *op);	       /* exec.c */
+int _mm_op_check(struct mm_op_ctx *ctx, const struct mm_op *op);       /* exec.c */
+int _mm_op_cpu_offline(struct mm_op_ctx *ctx, const struct mm_op *op); /* topology.c */
+int _mm_op_cpu_online(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_set_min_free_kbytes(struct mm_op_ctx *ctx, const struct mm_op *op); /* watermark.c */
+int _mm_op_set_wsf(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_drain_local(struct mm_op_ctx *ctx, const struct mm_op *op); /* pcp.c */
+int _mm_op_drain_all(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_pcp_disable(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_pcp_enable(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_set_high_fraction(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_deferred_step(struct mm_op_ctx *ctx, const struct mm_op *op); /* deferred_init.c */
+int _mm_op_deferred_complete(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_pcpu_add(struct mm_op_ctx *ctx, const struct mm_op *op); /* mm_struct.c */
+int _mm_op_pcpu_compare(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_pcpu_set(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_pcpu_sync(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_mmap(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_brk(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_munmap(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_fork(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_exit(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_set_overcommit(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_vmstat_fold(struct mm_op_ctx *ctx, const struct mm_op *op); /* reclaim.c */
+int _mm_op_vmstat_read(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_vmstat_refresh(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_kswapd_wake(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_kswapd_step(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_kswapd_sleep(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_stat_refresh(struct mm_op_ctx *ctx, const struct mm_op *op); /* vmstat.c */
+int _mm_op_compact(struct mm_op_ctx *ctx, const struct mm_op *op);	/* compaction_pool.c */
+int _mm_op_kcompactd(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_reset_skip(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_fill(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_free_pattern(struct mm_op_ctx *ctx, const struct mm_op *op);
+/* exec.c: after an event the kernel resizes the pcp lists for, is the sizing current? */
+void _mm_check_sizing(struct mm_sim *sim);
 
 /* Iterate over the populated zones of every node. */
 #define for_each_zone(sim, z)                                                                      \

@@ -372,35 +372,65 @@ void mm_sim_counter_stats(const struct mm_sim *sim, struct mm_counter_stats *out
 #undef GET
 }
 
-int _mm_counters_apply_op(struct mm_sim *sim, const struct mm_op *op)
+/* The counter ops' machine, marked touched: its full checks have counters to scan. */
+static struct mm_sim *touch(struct mm_op_ctx *ctx)
 {
-	unsigned int idx = (unsigned int)op->node;
+	ctx->sim->pcc->touched = true;
+	return ctx->sim;
+}
 
-	sim->pcc->touched = true;
-	switch (op->kind) {
-	case MM_OP_PCPU_ADD:
-		mm_pcpu_add(sim, idx, (int32_t)op->arg, op->gfp);
-		return 0;
-	case MM_OP_PCPU_COMPARE:
-		mm_pcpu_compare(sim, idx, (int32_t)op->arg, op->gfp);
-		return 0;
-	case MM_OP_PCPU_SET:
-		mm_pcpu_set(sim, idx, (int32_t)op->arg);
-		return 0;
-	case MM_OP_PCPU_SYNC:
-		mm_pcpu_sync(sim, idx);
-		return 0;
-	case MM_OP_MMAP:
-		return mm_mmap(sim, op->node, op->arg, op->order, op->gfp);
-	case MM_OP_MUNMAP:
-		return mm_munmap(sim, op->node, op->arg, op->order);
-	case MM_OP_FORK:
-		return mm_fork(sim, op->node, (int)op->arg - 1, op->order);
-	case MM_OP_EXIT:
-		return mm_exit(sim, op->node);
-	case MM_OP_SET_OVERCOMMIT:
-		return mm_set_overcommit_memory(sim, (int)op->arg) ? 1 : 0;
-	default:
-		return 1;
-	}
+int _mm_op_pcpu_add(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	mm_pcpu_add(touch(ctx), op->counter.counter, op->counter.value, op->counter.batch);
+	return 0;
+}
+
+int _mm_op_pcpu_compare(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	mm_pcpu_compare(touch(ctx), op->counter.counter, op->counter.value, op->counter.batch);
+	return 0;
+}
+
+int _mm_op_pcpu_set(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	mm_pcpu_set(touch(ctx), op->counter.counter, op->counter.value);
+	return 0;
+}
+
+int _mm_op_pcpu_sync(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	mm_pcpu_sync(touch(ctx), op->counter.counter);
+	return 0;
+}
+
+int _mm_op_mmap(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	return mm_mmap(touch(ctx), op->mm.mm, op->mm.pages, op->mm.type,
+		       op->mm.admin ? MM_MMAP_ADMIN : 0);
+}
+
+int _mm_op_brk(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	return mm_mmap(touch(ctx), op->mm.mm, op->mm.pages, MM_ANONPAGES,
+		       MM_MMAP_BRK | (op->mm.admin ? MM_MMAP_ADMIN : 0));
+}
+
+int _mm_op_munmap(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	return mm_munmap(touch(ctx), op->mm.mm, op->mm.pages, op->mm.type);
+}
+
+int _mm_op_fork(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	return mm_fork(touch(ctx), op->mm.mm, (int)op->mm.parent - 1, op->mm.fail);
+}
+
+int _mm_op_exit(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	return mm_exit(touch(ctx), op->mm.mm);
+}
+
+int _mm_op_set_overcommit(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	return mm_set_overcommit_memory(touch(ctx), (int)op->sysctl.value) ? 1 : 0;
 }

@@ -177,15 +177,31 @@ void mm_violation_format(const struct mm_violation *v, char *buf, size_t len);
  * Policies and variants (historical bugs switched back on)
  * ---------------------------------------------------------------------- */
 
+/* What a variant proves: a bug the checks catch, a race, or a cost the bench counts */
+enum mm_variant_kind {
+	MM_VARIANT_BUG,	 /* caught by a fuzz target; a trace in corpus/variants/ */
+	MM_VARIANT_RACE, /* only real threads show it: caught by mmfuzz stress */
+	MM_VARIANT_COST, /* no invariant breaks: its proof is a counted figure */
+};
+
 struct mm_variant {
-	const char *name;   /* "buddy-no-merge-order3" */
-	const char *target; /* fuzz target that should catch it */
+	const char *name; /* "buddy-no-merge-order3" */
+	enum mm_variant_kind kind;
+	const char *target; /* what catches it: fuzz_<x>, stress or bench */
+	const char *origin; /* the kernel commit or thread it comes from */
 	const char *breaks; /* one line: what it breaks */
 };
 
+#define MM_VARIANT_NONE	   (-1) /* the correct model */
+#define MM_VARIANT_UNKNOWN (-2) /* no variant has that name */
+
 size_t mm_variant_count(void);
 const struct mm_variant *mm_variant_at(size_t i);
-/* NULL name or "" or "none" means the correct model. Returns -1 if unknown. */
+const char *mm_variant_kind_name(enum mm_variant_kind kind); /* "bug", "race", "cost" */
+/*
+ * The variant's index; MM_VARIANT_NONE for a NULL name, "" or "none" (the
+ * correct model), MM_VARIANT_UNKNOWN for a name no variant has.
+ */
 int mm_variant_lookup(const char *name);
 
 /* ------------------------------------------------------------------------
@@ -465,6 +481,11 @@ unsigned int mm_fill_live(const struct mm_sim *sim);
  * The operation language
  * ---------------------------------------------------------------------- */
 
+/*
+ * One op kind per row of the op table (src/op_table.c): its text name and
+ * fields, its binary slot, and the entry point mm_apply_op() calls. The
+ * kind's number is internal: traces store names, fuzz inputs slots.
+ */
 enum mm_op_kind {
 	MM_OP_ALLOC,
 	MM_OP_FREE,
@@ -473,36 +494,38 @@ enum mm_op_kind {
 	MM_OP_SET_MIN_FREE_KBYTES,
 	MM_OP_SET_WSF,
 	MM_OP_CHECK,
-	MM_OP_DRAIN_LOCAL,   /* drain_local_pages(NULL) */
-	MM_OP_DRAIN_ALL,     /* drain_all_pages(NULL) */
-	MM_OP_DEFERRED_STEP, /* node, arg: pageblocks */
+	MM_OP_DRAIN_LOCAL, /* drain_local_pages(NULL) */
+	MM_OP_DRAIN_ALL,   /* drain_all_pages(NULL) */
+	MM_OP_DEFERRED_STEP,
 	MM_OP_DEFERRED_COMPLETE,
-	MM_OP_PCP_DISABLE,	 /* node, arg: zone type */
-	MM_OP_PCP_ENABLE,	 /* node, arg: zone type */
-	MM_OP_SET_HIGH_FRACTION, /* arg: percpu_pagelist_high_fraction */
-	/* percpu_counter, vm_committed_as, mm rss (seeds 003, 004): see above */
-	MM_OP_PCPU_ADD,	      /* node: counter, arg: (int32) amount, gfp: batch (0: default) */
-	MM_OP_PCPU_COMPARE,   /* node: counter, arg: (int32) rhs, gfp: batch (0: default) */
-	MM_OP_PCPU_SET,	      /* node: counter, arg: (int32) value */
-	MM_OP_PCPU_SYNC,      /* node: counter */
-	MM_OP_MMAP,	      /* node: mm, arg: pages, order: rss type, gfp: MM_MMAP_* */
-	MM_OP_MUNMAP,	      /* node: mm, arg: pages, order: rss type */
-	MM_OP_FORK,	      /* node: child, arg: parent + 1 (0: none), order: MM_FORK_FAIL_* */
-	MM_OP_EXIT,	      /* node: mm */
-	MM_OP_SET_OVERCOMMIT, /* arg: vm.overcommit_memory */
+	MM_OP_PCP_DISABLE,
+	MM_OP_PCP_ENABLE,
+	MM_OP_SET_HIGH_FRACTION,
+	/* percpu_counter, vm_committed_as, mm rss (seeds 003, 004) */
+	MM_OP_PCPU_ADD,
+	MM_OP_PCPU_COMPARE,
+	MM_OP_PCPU_SET,
+	MM_OP_PCPU_SYNC,
+	MM_OP_MMAP,
+	MM_OP_BRK,
+	MM_OP_MUNMAP,
+	MM_OP_FORK,
+	MM_OP_EXIT,
+	MM_OP_SET_OVERCOMMIT,
 	/* vmstat and kswapd (seed 002) */
-	MM_OP_VMSTAT_FOLD,    /* vmstat_update(): this CPU's diffs folded */
-	MM_OP_VMSTAT_READ,    /* node, arg: zone type, order: MM_VMSTAT_READ_* */
+	MM_OP_VMSTAT_FOLD, /* vmstat_update(): this CPU's diffs folded */
+	MM_OP_VMSTAT_READ,
 	MM_OP_VMSTAT_REFRESH, /* refresh_zone_stat_thresholds(), as memory hotplug runs it */
-	MM_OP_KSWAPD_WAKE,    /* node, arg: highest zone type, order */
-	MM_OP_KSWAPD_STEP,    /* node: one balance_pgdat() pass (pressure thresholds first) */
-	MM_OP_KSWAPD_SLEEP,   /* node: kswapd_try_to_sleep() */
+	MM_OP_KSWAPD_WAKE,
+	MM_OP_KSWAPD_STEP,  /* one balance_pgdat() pass (pressure thresholds first) */
+	MM_OP_KSWAPD_SLEEP, /* kswapd_try_to_sleep() */
+	MM_OP_STAT_REFRESH, /* vm.stat_refresh: every online CPU's diffs folded */
 	/* compaction (seed 001) */
-	MM_OP_COMPACT,	  /* node, arg: zone type, order, gfp: prio | mode << 2 | mt << 4 */
-	MM_OP_KCOMPACTD,  /* node, order: kcompactd_do_work() once */
-	MM_OP_RESET_SKIP, /* node: reset_isolation_suitable(), as kswapd before sleep */
-	MM_OP_FILL,	  /* node, order, arg: pages, gfp: unmovable_every | writeback_every << 8 */
-	MM_OP_FREE_PATTERN, /* arg: every, order: offset: frees fill blocks i % every == offset */
+	MM_OP_COMPACT,
+	MM_OP_KCOMPACTD,  /* kcompactd_do_work() once */
+	MM_OP_RESET_SKIP, /* reset_isolation_suitable(), as kswapd before sleep */
+	MM_OP_FILL,
+	MM_OP_FREE_PATTERN, /* frees the fill blocks i with i % every == offset */
 	MM_NR_OP_KINDS
 };
 
@@ -512,14 +535,83 @@ enum mm_op_kind {
 #define MM_VMSTAT_READ_SAFE	2 /* zone_watermark_ok_safe() at the high mark */
 #define MM_VMSTAT_READ_MAX	MM_VMSTAT_READ_SAFE
 
+/*
+ * An op: its kind, the CPU that runs it, and the fields of its family.
+ * Nodes are -1 where "the CPU's node" is meant; zones are enum zone_type.
+ */
 struct mm_op {
-	uint8_t kind;  /* enum mm_op_kind */
-	uint8_t order; /* ALLOC */
-	int16_t node;  /* ALLOC: preferred node, -1 = the CPU's node */
-	uint16_t cpu;  /* the simulated CPU that runs the op */
-	uint16_t gfp;  /* ALLOC: MM_GFP_* */
-	uint32_t arg;  /* FREE: alloc handle; SET_*: the value */
+	uint8_t kind; /* enum mm_op_kind */
+	uint16_t cpu; /* the simulated CPU that runs the op */
+	union {
+		struct {
+			uint8_t order;
+			int8_t node;  /* preferred node, -1: the CPU's */
+			uint16_t gfp; /* MM_GFP_* */
+		} alloc;
+		struct {
+			uint32_t handle; /* the number of the ALLOC it frees */
+		} free;
+		struct {
+			uint32_t value;
+		} sysctl; /* SET_*: the sysctl's new value */
+		struct {
+			int16_t node;
+			uint8_t zone;
+			uint8_t pageblocks; /* DEFERRED_STEP: 1..16 */
+		} pcp;			    /* PCP_*, DEFERRED_*: a node's zone */
+		struct {
+			int32_t value; /* ADD: amount, COMPARE: rhs, SET: value */
+			uint8_t counter;
+			uint8_t batch; /* 0: percpu_counter_batch */
+		} counter;
+		struct {
+			uint16_t pages;
+			uint8_t mm;	/* FORK: the child */
+			uint8_t type;	/* enum mm_rss_type */
+			uint8_t admin;	/* CAP_SYS_ADMIN (MMAP, BRK) */
+			uint8_t parent; /* FORK: parent + 1, 0: none */
+			uint8_t fail;	/* FORK: MM_FORK_FAIL_* */
+		} mm;
+		struct {
+			int16_t node;
+			uint8_t zone;  /* READ: the zone, WAKE: the highest zone */
+			uint8_t order; /* WAKE */
+			uint8_t how;   /* READ: MM_VMSTAT_READ_* */
+		} vmstat;
+		struct {
+			int16_t node; /* FILL: -1, the CPU's */
+			uint8_t zone;
+			uint8_t order;
+			uint8_t prio; /* COMPACT: MM_COMPACT_PRIO_* */
+			uint8_t mode; /* COMPACT: MM_MIGRATE_* */
+			uint8_t mt;   /* COMPACT: MIGRATE_MOVABLE or MIGRATE_UNMOVABLE */
+		} compact;
+		struct {
+			int16_t node; /* -1: the CPU's */
+			uint8_t zone;
+			uint8_t order;			     /* 0..3 */
+			uint16_t pages;			     /* 1..256 */
+			uint8_t unmovable_every, busy_every; /* 0..15 */
+		} fill;
+		struct {
+			uint8_t every;	/* 1..16 */
+			uint8_t offset; /* below every */
+		} pattern;
+	};
 };
+
+/* The op kind's name in traces ("kswapd_wake"); NULL for a kind out of range. */
+const char *mm_op_name(unsigned int kind);
+/* The kind's line in a trace, as "cpuN kswapd_wake node=N zone=NAME order=0..10"; as snprintf. */
+int mm_op_usage(unsigned int kind, char *buf, size_t len);
+/* May a threaded run (mmfuzz stress) run the kind on any worker, as its own CPU? */
+bool mm_op_runs_on_worker(unsigned int kind);
+/*
+ * An op as its trace line (no newline): the formatter of traces, repro,
+ * the stress flight recorder and its watchdog dump. handle: an ALLOC's
+ * number. Returns the length it wanted, as snprintf.
+ */
+int mm_format_op(const struct mm_op *op, uint32_t handle, char *buf, size_t len);
 
 /* Limits the decoder clamps a fuzz input's machine into. */
 struct mm_limits {

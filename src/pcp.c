@@ -784,3 +784,37 @@ MM_SCAN unsigned long _mm_pcp_check_sizing(struct zone *zone)
 	}
 	return bad;
 }
+
+int _mm_op_drain_local(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	(void)op;
+	mm_drain_local_pages(ctx->sim);
+	return 0;
+}
+
+int _mm_op_drain_all(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	(void)op;
+	mm_drain_all_pages(ctx->sim);
+	return 0;
+}
+
+int _mm_op_pcp_disable(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	mm_zone_pcp_disable(ctx->sim, op->pcp.node, (enum zone_type)op->pcp.zone);
+	return 0;
+}
+
+int _mm_op_pcp_enable(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	mm_zone_pcp_enable(ctx->sim, op->pcp.node, (enum zone_type)op->pcp.zone);
+	return 0;
+}
+
+int _mm_op_set_high_fraction(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	if (mm_set_high_fraction(ctx->sim, op->sysctl.value))
+		return 1;
+	_mm_check_sizing(ctx->sim);
+	return 0;
+}

@@ -218,67 +218,84 @@ bool mm_kswapd_awake(const struct mm_sim *sim, int node, bool *pressure)
 
 static struct zone *op_zone(struct mm_sim *sim, const struct mm_op *op)
 {
-	if (op->node < 0 || (unsigned int)op->node >= sim->nr_nodes || op->arg >= MAX_NR_ZONES)
+	if (op->vmstat.node < 0 || (unsigned int)op->vmstat.node >= sim->nr_nodes ||
+	    op->vmstat.zone >= MAX_NR_ZONES)
 		return NULL;
-	struct zone *zone = &sim->node_data[op->node]->node_zones[op->arg];
+	struct zone *zone = &sim->node_data[op->vmstat.node]->node_zones[op->vmstat.zone];
 	return managed_zone(zone) ? zone : NULL;
 }
 
-static int vmstat_apply_op(struct mm_sim *sim, const struct mm_op *op)
+int _mm_op_vmstat_fold(struct mm_op_ctx *ctx, const struct mm_op *op)
 {
-	struct zone *zone;
-
-	switch (op->kind) {
-	case MM_OP_VMSTAT_FOLD:
-		refresh_cpu_vm_stats(sim, op->cpu);
-		return 0;
-	case MM_OP_VMSTAT_READ:
-		if (!(zone = op_zone(sim, op)))
-			return 1;
-		if (op->order == MM_VMSTAT_READ_SNAPSHOT)
-			(void)zone_page_state_snapshot(zone, NR_FREE_PAGES);
-		else if (op->order == MM_VMSTAT_READ_SAFE)
-			(void)zone_watermark_ok_safe(zone, 0, wmark_pages(zone, WMARK_HIGH),
-						     (int)zone->type);
-		else
-			(void)zone_page_state(zone, NR_FREE_PAGES);
-		return 0;
-	case MM_OP_VMSTAT_REFRESH:
-		pthread_mutex_lock(&sim->hotplug_lock);
-		refresh_zone_stat_thresholds(sim);
-		pthread_mutex_unlock(&sim->hotplug_lock);
-		return 0;
-	case MM_OP_KSWAPD_WAKE:
-		if (!(zone = op_zone(sim, op)))
-			return 1;
-		wakeup_kswapd(zone, MM_GFP_KERNEL, op->order, (int)op->arg);
-		return 0;
-	case MM_OP_KSWAPD_STEP:
-	case MM_OP_KSWAPD_SLEEP:
-		if (op->node < 0 || (unsigned int)op->node >= sim->nr_nodes)
-			return 1;
-		return op->kind == MM_OP_KSWAPD_STEP ? _mm_kswapd_step(sim, op->node)
-						     : _mm_kswapd_try_to_sleep(sim, op->node);
-	default:
-		return 1;
-	}
+	refresh_cpu_vm_stats(ctx->sim, op->cpu);
+	return 0;
 }
 
-int _mm_vmstat_apply_op(struct mm_sim *sim, const struct mm_op *op)
+int _mm_op_vmstat_read(struct mm_op_ctx *ctx, const struct mm_op *op)
 {
-	bool flush[MAX_NR_ZONES] = {false};
-	bool sleep = op->kind == MM_OP_KSWAPD_SLEEP && op->node >= 0 &&
-		     (unsigned int)op->node < sim->nr_nodes;
+	struct zone *zone = op_zone(ctx->sim, op);
 
-	/* the checker: the zones whose skip bits kswapd's sleep must flush */
-	for (int zt = 0; sleep && zt < MAX_NR_ZONES; zt++)
-		flush[zt] = sim->node_data[op->node]->node_zones[zt].compact_blockskip_flush;
-	int skipped = vmstat_apply_op(sim, op);
-	for (int zt = 0; sleep && !skipped && zt < MAX_NR_ZONES; zt++)
-		if (flush[zt])
-			compact_check_flushed(&sim->node_data[op->node]->node_zones[zt]);
+	if (!zone)
+		return 1;
+	if (op->vmstat.how == MM_VMSTAT_READ_SNAPSHOT)
+		(void)zone_page_state_snapshot(zone, NR_FREE_PAGES);
+	else if (op->vmstat.how == MM_VMSTAT_READ_SAFE)
+		(void)zone_watermark_ok_safe(zone, 0, wmark_pages(zone, WMARK_HIGH),
+					     (int)zone->type);
+	else
+		(void)zone_page_state(zone, NR_FREE_PAGES);
+	return 0;
+}
 
+int _mm_op_vmstat_refresh(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	pthread_mutex_lock(&ctx->sim->hotplug_lock);
+	refresh_zone_stat_thresholds(ctx->sim);
+	pthread_mutex_unlock(&ctx->sim->hotplug_lock);
 	/* the checker: what the kernel recomputed at this op (check_derived.c) */
+	_mm_derived_vmstat_op(ctx->sim, op, 0);
+	return 0;
+}
+
+int _mm_op_kswapd_wake(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	struct zone *zone = op_zone(ctx->sim, op);
+
+	if (!zone)
+		return 1;
+	wakeup_kswapd(zone, MM_GFP_KERNEL, op->vmstat.order, (int)op->vmstat.zone);
+	_mm_derived_vmstat_op(ctx->sim, op, 0);
+	return 0;
+}
+
+static bool op_node_ok(struct mm_sim *sim, const struct mm_op *op)
+{
+	return op->vmstat.node >= 0 && (unsigned int)op->vmstat.node < sim->nr_nodes;
+}
+
+int _mm_op_kswapd_step(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	int skipped = op_node_ok(ctx->sim, op) ? _mm_kswapd_step(ctx->sim, op->vmstat.node) : 1;
+
+	_mm_derived_vmstat_op(ctx->sim, op, skipped);
+	return skipped;
+}
+
+int _mm_op_kswapd_sleep(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	struct mm_sim *sim = ctx->sim;
+	bool flush[MAX_NR_ZONES] = {false};
+
+	if (!op_node_ok(sim, op))
+		return 1;
+	/* the checker: the zones whose skip bits kswapd's sleep must flush */
+	struct zone *zones = sim->node_data[op->vmstat.node]->node_zones;
+	for (int zt = 0; zt < MAX_NR_ZONES; zt++)
+		flush[zt] = zones[zt].compact_blockskip_flush;
+	int skipped = _mm_kswapd_try_to_sleep(sim, op->vmstat.node);
+	for (int zt = 0; !skipped && zt < MAX_NR_ZONES; zt++)
+		if (flush[zt])
+			compact_check_flushed(&zones[zt]);
 	_mm_derived_vmstat_op(sim, op, skipped);
 	return skipped;
 }

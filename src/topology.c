@@ -99,3 +99,19 @@ int mm_cpu_offline(struct mm_sim *sim, int cpu)
 	pthread_mutex_unlock(&sim->hotplug_lock);
 	return ret;
 }
+
+int _mm_op_cpu_offline(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	if (mm_cpu_offline(ctx->sim, op->cpu))
+		return 1;
+	_mm_check_sizing(ctx->sim);
+	return 0;
+}
+
+int _mm_op_cpu_online(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	if (mm_cpu_online(ctx->sim, op->cpu))
+		return 1;
+	_mm_check_sizing(ctx->sim);
+	return 0;
+}

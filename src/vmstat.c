@@ -118,7 +118,8 @@ static struct per_cpu_zonestat *this_cpu_zonestat(struct zone *zone)
 }
 
 /* models zone_page_state_add(): a fold into the zone and global atomics */
-static void zone_page_state_add(long x, struct zone *zone, enum zone_stat_item item)
+MM_SCAN_INLINE static inline void zone_page_state_add(long x, struct zone *zone,
+						      enum zone_stat_item item)
 {
 	atomic_long_add(x, &zone->vm_stat[item]);
 	atomic_long_add(x, &zone->sim->vm_zone_stat[item]);
@@ -214,14 +215,9 @@ long zone_page_state_snapshot(struct zone *zone, enum zone_stat_item item)
  * models drain_zonestat(): folds one CPU's diffs of one zone. The model
  * takes zone->lock, which every diff update holds (see per_cpu_zonestat).
  */
-void drain_zonestat(struct zone *zone, unsigned int cpu)
+/* One CPU's diffs of the zone folded, under zone->lock; each diff now bounded by the threshold. */
+MM_SCAN_INLINE static inline void fold_cpu_diffs(struct zone *zone, struct per_cpu_zonestat *pcp)
 {
-	struct per_cpu_zonestat *pcp;
-
-	if (!zone->per_cpu_zonestats || cpu >= zone->sim->nr_cpus)
-		return;
-	pcp = &zone->per_cpu_zonestats[cpu];
-	spin_lock(&zone->lock);
 	for (int item = 0; item < NR_VM_ZONE_STAT_ITEMS; item++) {
 		int v = READ_ONCE(pcp->vm_stat_diff[item]);
 		if (v) {
@@ -230,6 +226,28 @@ void drain_zonestat(struct zone *zone, unsigned int cpu)
 		}
 		WRITE_ONCE(pcp->update_threshold[item], READ_ONCE(pcp->stat_threshold));
 	}
+}
+
+void drain_zonestat(struct zone *zone, unsigned int cpu)
+{
+	if (!zone->per_cpu_zonestats || cpu >= zone->sim->nr_cpus)
+		return;
+	spin_lock(&zone->lock);
+	fold_cpu_diffs(zone, &zone->per_cpu_zonestats[cpu]);
+	spin_unlock(&zone->lock);
+}
+
+/* Every online CPU's drain_zonestat() of the zone, in one hold of zone->lock: a scan. */
+MM_SCAN static void drain_zonestat_online(struct zone *zone)
+{
+	struct mm_sim *sim = zone->sim;
+
+	if (!zone->per_cpu_zonestats)
+		return;
+	spin_lock(&zone->lock);
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
+		if (cpu_online(sim, cpu))
+			fold_cpu_diffs(zone, &zone->per_cpu_zonestats[cpu]);
 	spin_unlock(&zone->lock);
 }
 
@@ -415,4 +433,33 @@ int mm_zone_free_diff(const struct mm_sim *sim, int node, enum zone_type zt, int
 	return z->per_cpu_zonestats
 		       ? READ_ONCE(z->per_cpu_zonestats[cpu].vm_stat_diff[NR_FREE_PAGES])
 		       : 0;
+}
+
+/*
+ * models vmstat_refresh(), the vm.stat_refresh sysctl: every online CPU's
+ * diffs folded at once (schedule_on_each_cpu(refresh_vm_stats)), after
+ * which the estimate must be the exact value, not merely within the drift
+ * bound: what a reader of /proc/vmstat relies on after writing it.
+ */
+int _mm_op_stat_refresh(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	struct mm_sim *sim = ctx->sim;
+
+	(void)op;
+	for_each_zone(sim, z)
+		drain_zonestat_online(z);
+	if (!sim->serial)
+		return 0; /* under threads the workers' updates go on */
+	for_each_zone(sim, z) {
+		if (!z->per_cpu_zonestats)
+			continue;
+		for (int item = 0; item < NR_VM_ZONE_STAT_ITEMS; item++) {
+			long est = zone_page_state(z, (enum zone_stat_item)item);
+			if (est != z->vm_stat_exact[item])
+				zone_report(z, "INV-VMSTAT-EXACT", -1, z->vm_stat_exact[item], est,
+					    "after vm.stat_refresh the estimate is not the exact "
+					    "value");
+		}
+	}
+	return 0;
 }

@@ -295,3 +295,17 @@ bool zone_watermark_ok_safe(struct zone *z, unsigned int order, unsigned long ma
 	}
 	return ok;
 }
+
+int _mm_op_set_min_free_kbytes(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	mm_set_min_free_kbytes(ctx->sim, op->sysctl.value);
+	_mm_check_sizing(ctx->sim);
+	return 0;
+}
+
+int _mm_op_set_wsf(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	mm_set_watermark_scale_factor(ctx->sim, op->sysctl.value);
+	_mm_check_sizing(ctx->sim);
+	return 0;
+}

@@ -15,8 +15,19 @@
 
 /* Reads a whole file; on failure prints one line and returns NULL. */
 uint8_t *cli_read_file(const char *path, size_t *len);
-/* True if the bytes look like a text trace rather than a fuzz input. */
+/* True if the bytes are a text trace (all printable) rather than a fuzz input. */
 bool cli_is_text(const uint8_t *data, size_t len);
+/*
+ * The flag and number parsers of every command. cli_flag_value: the value
+ * of "--name V" or "--name=V" at argv[*i] (advancing *i past it), NULL
+ * when argv[*i] is another flag or, with *missing set, lacks its value.
+ * Numbers are decimal only, so "010" is 10 and "0x10", "-1", " 7" and
+ * "+7" are refused; seconds may have a fraction ("0.5").
+ */
+const char *cli_flag_value(int argc, char **argv, int *i, const char *name, bool *missing);
+bool cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *v);
+bool cli_parse_uint(const char *s, unsigned int lo, unsigned int hi, unsigned int *v);
+bool cli_parse_seconds(const char *s, double lo, double hi, double *v);
 /*
  * Loads a program from a text trace or a binary input. A binary input
  * decodes with the machine shape of its fuzz target: target, else the
@@ -25,7 +36,7 @@ bool cli_is_text(const uint8_t *data, size_t len);
  * "PATH: reason" (with the line number for text) and returns -1.
  */
 int cli_load_prog(const char *path, const char *target, struct mm_prog *p, const char **used);
-/* Resolves --variant NAME or MMFUZZ_VARIANT; -2 (after a message) if unknown. */
+/* Resolves --variant NAME or MMFUZZ_VARIANT; MM_VARIANT_UNKNOWN after a message if unknown. */
 int cli_variant(const char *flag_value);
 /* CLOCK_MONOTONIC in seconds: what the bench and the stress tool time with. */
 double cli_now(void);
@@ -34,17 +45,17 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Opens PATH for writing only if it does not exist yet: results are never overwritten. */
 FILE *cli_create_new(const char *path);
 
+/* Prints the command's usage line, as mmfuzz --help has it; returns EXIT_CLEAN. */
+int cli_command_help(const char *name);
+
 int cmd_trace(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_variants(int argc, char **argv);
+int cmd_ops(int argc, char **argv);
 int cmd_shape(int argc, char **argv);
-/* The seed 002 trade-off table of `mmfuzz bench` (bench_vmstat.c). */
-int bench_seed002(mm_violation_fn on_violation);
-int cmd_bench(int argc, char **argv);
-/* bench_compaction.c: the seed 001 table; the correct model's violations in *correct_violations */
-int bench_compaction(unsigned long *correct_violations);
-int cmd_stress(int argc, char **argv);
+int cmd_bench(int argc, char **argv);  /* harness/bench/ */
+int cmd_stress(int argc, char **argv); /* harness/stress/ */
 
 #endif

@@ -26,33 +26,36 @@ struct run_args {
 	bool check_every_set;
 };
 
+/* Returns 0, an exit code after a message, or -1 after --help. */
 static int parse_args(int argc, char **argv, struct run_args *a, bool allow_out)
 {
 	memset(a, 0, sizeof(*a));
 	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		if (!strcmp(arg, "--variant") && i + 1 < argc) {
-			a->variant_name = argv[++i];
-		} else if (!strncmp(arg, "--variant=", 10)) {
-			a->variant_name = arg + 10;
-		} else if (!strcmp(arg, "--target") && i + 1 < argc) {
-			a->target = argv[++i];
-		} else if (!strncmp(arg, "--target=", 9)) {
-			a->target = arg + 9;
+		const char *arg = argv[i], *v;
+		bool missing = false;
+
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			cli_command_help(argv[0]);
+			return -1;
+		} else if ((v = cli_flag_value(argc, argv, &i, "--variant", &missing))) {
+			a->variant_name = v;
+		} else if ((v = cli_flag_value(argc, argv, &i, "--target", &missing))) {
+			a->target = v;
 		} else if (!strcmp(arg, "--strict-watermarks")) {
 			a->strict_watermarks = true;
-		} else if (!strcmp(arg, "--check-every") && i + 1 < argc) {
-			char *end;
-			unsigned long k = strtoul(argv[++i], &end, 10);
-			if (*end || k > 1000000)
-				return cli_usage_error("--check-every takes a number of ops");
-			a->check_every = (unsigned int)k;
+		} else if ((v = cli_flag_value(argc, argv, &i, "--check-every", &missing))) {
+			if (!cli_parse_uint(v, 0, 1000000, &a->check_every))
+				return cli_usage_error("%s: --check-every takes a number of ops "
+						       "(0..1000000), not '%s'",
+						       argv[0], v);
 			a->check_every_set = true;
-		} else if (allow_out && !strcmp(arg, "-o") && i + 1 < argc) {
-			a->out = argv[++i];
+		} else if (allow_out && (v = cli_flag_value(argc, argv, &i, "-o", &missing))) {
+			a->out = v;
+		} else if (missing) {
+			return cli_usage_error("%s: %s needs a value", argv[0], arg);
 		} else if (arg[0] == '-' && arg[1]) {
-			return cli_usage_error("%s: unknown or incomplete option '%s'", argv[0],
-					       arg);
+			return cli_usage_error("%s: unknown option '%s' (try 'mmfuzz %s --help')",
+					       argv[0], arg, argv[0]);
 		} else if (a->nr_files < MAX_FILES) {
 			a->files[a->nr_files++] = arg;
 		} else {
@@ -74,7 +77,7 @@ int cmd_trace(int argc, char **argv)
 	int ret;
 
 	if ((ret = parse_args(argc, argv, &a, true)))
-		return ret;
+		return ret < 0 ? EXIT_CLEAN : ret;
 	mm_prog_init(&p);
 	if (cli_load_prog(a.file, a.target, &p, NULL))
 		return EXIT_USAGE;
@@ -97,7 +100,7 @@ int cmd_encode(int argc, char **argv)
 	int ret;
 
 	if ((ret = parse_args(argc, argv, &a, true)))
-		return ret;
+		return ret < 0 ? EXIT_CLEAN : ret;
 	if (!a.out)
 		return cli_usage_error("encode: where to? (mmfuzz encode TRACE.txt -o OUT)");
 	mm_prog_init(&p);
@@ -186,9 +189,9 @@ int cmd_run(int argc, char **argv)
 	int variant, ret;
 
 	if ((ret = parse_args(argc, argv, &a, false)))
-		return ret;
+		return ret < 0 ? EXIT_CLEAN : ret;
 	variant = cli_variant(a.variant_name);
-	if (variant == -2)
+	if (variant == MM_VARIANT_UNKNOWN)
 		return EXIT_USAGE;
 	ex = mm_exec_create();
 	if (!ex)
@@ -220,9 +223,9 @@ int cmd_repro(int argc, char **argv)
 	int variant, ret;
 
 	if ((ret = parse_args(argc, argv, &a, true)))
-		return ret;
+		return ret < 0 ? EXIT_CLEAN : ret;
 	variant = cli_variant(a.variant_name);
-	if (variant == -2)
+	if (variant == MM_VARIANT_UNKNOWN)
 		return EXIT_USAGE;
 	struct mm_exec *ex = mm_exec_create();
 	if (!ex)
@@ -251,11 +254,6 @@ int cmd_repro(int argc, char **argv)
 		if (failed_op == (long)p.nr_ops)
 			printf(">>> (the final full check)\n");
 		printf("%s\n", c.first);
-		printf("reproduced: %lu violation(s); the first during op %ld of %u\n", c.n,
-		       failed_op, p.nr_ops);
-	} else {
-		printf("did not reproduce: %u ops ran clean with variant %s\n", p.nr_ops,
-		       variant_name(variant));
 	}
 	if (a.out) {
 		FILE *f = cli_create_new(a.out);
@@ -269,6 +267,13 @@ int cmd_repro(int argc, char **argv)
 		       variant >= 0 ? " --variant " : "", variant >= 0 ? variant_name(variant) : "",
 		       a.out);
 	}
+	/* The verdict is the last line, as the exit status says it: 1 reproduced, 0 not. */
+	if (ret == EXIT_VIOLATION)
+		printf("reproduced: %lu violation(s); the first during op %ld of %u (exit 1)\n",
+		       c.n, failed_op, p.nr_ops);
+	else
+		printf("did not reproduce: %u ops ran clean with variant %s (exit 0)\n", p.nr_ops,
+		       variant_name(variant));
 	mm_prog_free(&p);
 	return ret;
 }

@@ -25,79 +25,54 @@ struct shape_args {
 	unsigned int wsf;	      /* 0: the kernel's default */
 };
 
-/*
- * Decimal digits only, up to the next ',' or the end: strtoul() would take
- * "-1", " 7" and "0x10", none of which a user means as a count.
- */
-static bool parse_uint(const char **sp, unsigned long max, unsigned int *out)
-{
-	const char *s = *sp;
-	unsigned long v = 0;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		v = v * 10 + (unsigned long)(*s - '0');
-		if (v > max)
-			return false;
-	}
-	*sp = s;
-	*out = (unsigned int)v;
-	return true;
-}
-
-static int parse_number(const char *flag, const char *s, unsigned long min, unsigned long max,
+static int parse_number(const char *flag, const char *s, unsigned int min, unsigned int max,
 			unsigned int *out)
 {
-	const char *p = s;
-
-	if (!parse_uint(&p, max, out) || *p || *out < min)
-		return cli_usage_error("shape: %s wants a whole number in %lu..%lu, got '%s'", flag,
+	if (!cli_parse_uint(s, min, max, out))
+		return cli_usage_error("shape: %s wants a whole number in %u..%u, got '%s'", flag,
 				       min, max, s);
 	return 0;
 }
 
 static int parse_cpu_list(const char *s, struct shape_args *a)
 {
-	const char *p = s;
+	char buf[256];
 
-	for (;;) {
+	if (strlen(s) >= sizeof(buf) || !*s || s[strlen(s) - 1] == ',' || strstr(s, ",,") ||
+	    *s == ',')
+		return cli_usage_error("shape: --cpus-per-node wants comma-separated CPU "
+				       "counts (0..%d each), got '%s'",
+				       MM_MAX_CPUS, s);
+	strcpy(buf, s);
+	for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		if (a->nr_cpus_per_node == MM_MAX_NODES)
 			return cli_usage_error("shape: --cpus-per-node lists more than the model's "
 					       "%d nodes: '%s'",
 					       MM_MAX_NODES, s);
-		if (!parse_uint(&p, MM_MAX_CPUS, &a->cpus_per_node[a->nr_cpus_per_node]))
+		if (!cli_parse_uint(t, 0, MM_MAX_CPUS, &a->cpus_per_node[a->nr_cpus_per_node]))
 			return cli_usage_error("shape: --cpus-per-node wants comma-separated CPU "
 					       "counts (0..%d each), got '%s'",
 					       MM_MAX_CPUS, s);
 		a->nr_cpus_per_node++;
-		if (!*p)
-			return 0;
-		if (*p++ != ',')
-			return cli_usage_error("shape: --cpus-per-node wants comma-separated CPU "
-					       "counts (0..%d each), got '%s'",
-					       MM_MAX_CPUS, s);
 	}
+	return 0;
 }
 
 /* The value of --name V or --name=V at argv[*i], or NULL (after a message). */
-static const char *flag_value(int argc, char **argv, int *i, const char *name, bool *seen)
+static const char *flag_once(int argc, char **argv, int *i, const char *name, bool *seen)
 {
-	const char *arg = argv[*i];
-	size_t n = strlen(name);
+	bool missing = false;
+	const char *v;
 
 	if (*seen) {
 		cli_usage_error("shape: %s given twice", name);
 		return NULL;
 	}
 	*seen = true;
-	if (arg[n] == '=')
-		return arg + n + 1;
-	if (*i + 1 >= argc) {
+	v = cli_flag_value(argc, argv, i, name, &missing);
+	if (!v)
 		cli_usage_error("shape: %s needs a value (%s)", name, usage_line);
-		return NULL;
-	}
-	return argv[++*i];
+	return v;
 }
 
 static bool is_flag(const char *arg, const char *name)
@@ -118,31 +93,31 @@ static int parse_args(int argc, char **argv, struct shape_args *a)
 		const char *arg = argv[i];
 
 		if (is_flag(arg, "--zoneinfo")) {
-			if (!(v = flag_value(argc, argv, &i, "--zoneinfo", &seen[0])))
+			if (!(v = flag_once(argc, argv, &i, "--zoneinfo", &seen[0])))
 				return EXIT_USAGE;
 			if (!*v)
 				return cli_usage_error("shape: --zoneinfo wants a file name");
 			a->zoneinfo = v;
 		} else if (is_flag(arg, "--cpus")) {
-			if (!(v = flag_value(argc, argv, &i, "--cpus", &seen[1])))
+			if (!(v = flag_once(argc, argv, &i, "--cpus", &seen[1])))
 				return EXIT_USAGE;
 			if ((ret = parse_number("--cpus", v, 1, MM_MAX_CPUS, &a->cpus)))
 				return ret;
 		} else if (is_flag(arg, "--cpus-per-node")) {
-			if (!(v = flag_value(argc, argv, &i, "--cpus-per-node", &seen[2])))
+			if (!(v = flag_once(argc, argv, &i, "--cpus-per-node", &seen[2])))
 				return EXIT_USAGE;
 			if ((ret = parse_cpu_list(v, a)))
 				return ret;
 			a->cpus_per_node_arg = v;
 		} else if (is_flag(arg, "--min-free-kbytes")) {
-			if (!(v = flag_value(argc, argv, &i, "--min-free-kbytes", &seen[3])))
+			if (!(v = flag_once(argc, argv, &i, "--min-free-kbytes", &seen[3])))
 				return EXIT_USAGE;
 			/* 0 means "the default formula" to the model: leave the flag out. */
 			if ((ret = parse_number("--min-free-kbytes", v, 1, INT_MAX,
 						&a->min_free_kbytes)))
 				return ret;
 		} else if (is_flag(arg, "--watermark-scale-factor")) {
-			if (!(v = flag_value(argc, argv, &i, "--watermark-scale-factor", &seen[4])))
+			if (!(v = flag_once(argc, argv, &i, "--watermark-scale-factor", &seen[4])))
 				return EXIT_USAGE;
 			/* the sysctl's own range */
 			if ((ret = parse_number("--watermark-scale-factor", v, 1, 3000, &a->wsf)))

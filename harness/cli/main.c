@@ -12,22 +12,34 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *help;
 } commands[] = {
-	{"trace", cmd_trace, "trace FILE            print a fuzz input as a text trace"},
+	{"trace", cmd_trace,
+	 "trace [--target T] FILE [-o OUT]  print a fuzz input (or a trace) as a text trace"},
 	{"run", cmd_run,
-	 "run [--variant V] [--target T] [--strict-watermarks] FILE...  run traces (text or "
-	 "binary), report violations"},
+	 "run [--variant V] [--check-every K] [--target T] [--strict-watermarks] FILE...\n"
+	 "      run traces (text or binary), report violations"},
 	{"encode", cmd_encode, "encode TRACE.txt -o OUT  write a text trace's binary form"},
 	{"repro", cmd_repro,
-	 "repro [--variant V] [--target T] [--strict-watermarks] FILE  print the trace up to the "
-	 "failing op and why"},
+	 "repro [--variant V] [--target T] [--strict-watermarks] FILE [-o trace.txt]\n"
+	 "      print the trace up to the failing op and why; exit 1 if it reproduced"},
 	{"variants", cmd_variants,
-	 "variants              list the bug switches and who catches them"},
-	{"shape", cmd_shape, "shape --zoneinfo F --cpus N ...  the model of a real machine"},
-	{"bench", cmd_bench, "bench                 print the model's speed figures"},
+	 "variants [--markdown]  list the variants and what catches them"},
+	{"ops", cmd_ops, "ops                   list the op kinds, each with its line in a trace"},
+	{"shape", cmd_shape,
+	 "shape --zoneinfo F --cpus N [--cpus-per-node A,B] [--min-free-kbytes K]\n"
+	 "      [--watermark-scale-factor W]  the model of a real machine"},
+	{"bench", cmd_bench, "bench [--seconds S] [--quick]  print the model's speed figures"},
 	{"stress", cmd_stress,
-	 "stress [--threads N] [--duration S] ...  real threads, one per simulated CPU "
-	 "(--help)"},
+	 "stress [--threads N] [--nodes N] [--duration S] [--variant V] [--pin] [--bench] ...\n"
+	 "      real threads, one per simulated CPU (mmfuzz stress --help lists the rest)"},
 };
+
+int cli_command_help(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			printf("usage: mmfuzz %s\n", commands[i].help);
+	return EXIT_CLEAN;
+}
 
 static int usage(FILE *f)
 {

@@ -69,15 +69,78 @@ uint8_t *cli_read_file(const char *path, size_t *len)
 
 bool cli_is_text(const uint8_t *data, size_t len)
 {
-	/* Text: printable ASCII lines, one of which is the config line. */
+	/*
+	 * All printable ASCII lines: a trace, so a trace without its config
+	 * line (a typo, a cut) is an error, never a binary input.
+	 */
 	for (size_t i = 0; i < len; i++)
 		if ((data[i] < 0x20 || data[i] > 0x7e) && data[i] != '\n' && data[i] != '\t' &&
 		    data[i] != '\r')
 			return false;
-	for (size_t i = 0; i + 7 <= len; i++)
-		if ((i == 0 || data[i - 1] == '\n') && !memcmp(data + i, "config ", 7))
-			return true;
-	return false;
+	return len > 0;
+}
+
+const char *cli_flag_value(int argc, char **argv, int *i, const char *name, bool *missing)
+{
+	size_t n = strlen(name);
+	const char *arg = argv[*i];
+
+	if (strncmp(arg, name, n))
+		return NULL;
+	if (arg[n] == '=')
+		return arg + n + 1;
+	if (arg[n])
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = true;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+bool cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return false;
+		x = x * 10 + (uint64_t)(*s - '0');
+	}
+	if (x < lo || x > hi)
+		return false;
+	*v = x;
+	return true;
+}
+
+bool cli_parse_uint(const char *s, unsigned int lo, unsigned int hi, unsigned int *v)
+{
+	uint64_t x;
+
+	if (!cli_parse_u64(s, lo, hi, &x))
+		return false;
+	*v = (unsigned int)x;
+	return true;
+}
+
+bool cli_parse_seconds(const char *s, double lo, double hi, double *v)
+{
+	size_t digits = strspn(s, "0123456789");
+	char *end;
+
+	/* decimal digits with one optional fraction: strtod alone takes "0x10", "inf", "1e3" */
+	if (s[digits] == '.')
+		digits += 1 + strspn(s + digits + 1, "0123456789");
+	if (!digits || s[digits] || !strcmp(s, "."))
+		return false;
+	errno = 0;
+	double x = strtod(s, &end);
+	if (errno || *end || !(x >= lo && x <= hi))
+		return false;
+	*v = x;
+	return true;
 }
 
 /* The fuzz_<x> directory a crash file sits in, if it names a target: a static buffer. */
@@ -119,7 +182,12 @@ int cli_load_prog(const char *path, const char *target, struct mm_prog *p, const
 		*used = cli_is_text(data, len) ? NULL : target ? target : "the default limits";
 	if (cli_is_text(data, len)) {
 		if (mm_parse_prog((char *)data, p, err, sizeof(err))) {
-			cli_usage_error("%s: %s", path, err);
+			/* a fuzz input of printable bytes alone is rare: say why it was a trace */
+			bool config = !strncmp((char *)data, "config ", 7) ||
+				      strstr((char *)data, "\nconfig ");
+			cli_usage_error("%s: %s%s", path, err,
+					config ? ""
+					       : " (a file of printable text is read as a trace)");
 			ret = -1;
 		}
 	} else if (mm_decode(data, len, target ? &lim : NULL, p)) {
@@ -135,7 +203,7 @@ int cli_variant(const char *flag_value)
 	const char *name = flag_value ? flag_value : getenv("MMFUZZ_VARIANT");
 	int v = mm_variant_lookup(name);
 
-	if (v == -2)
+	if (v == MM_VARIANT_UNKNOWN)
 		cli_usage_error("unknown variant '%s' (see 'mmfuzz variants')", name);
 	return v;
 }

@@ -44,19 +44,22 @@ static void fill(struct mm_sim *sim, unsigned int order, unsigned int n,
 		 unsigned int unmovable_every, unsigned int busy_every)
 {
 	struct mm_op op = {.kind = MM_OP_FILL,
-			   .order = (uint8_t)order,
-			   .node = -1,
-			   .arg = n | (uint32_t)ZONE_NORMAL << 16,
-			   .gfp = (uint16_t)(unmovable_every | busy_every << 8)};
+			   .fill = {.node = -1,
+				    .zone = ZONE_NORMAL,
+				    .order = (uint8_t)order,
+				    .pages = (uint16_t)n,
+				    .unmovable_every = (uint8_t)unmovable_every,
+				    .busy_every = (uint8_t)busy_every}};
 
-	ck_assert_int_eq(_mm_compaction_apply_op(sim, &op), 0);
+	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 0);
 }
 
 static void free_pattern(struct mm_sim *sim, unsigned int every, unsigned int offset)
 {
-	struct mm_op op = {.kind = MM_OP_FREE_PATTERN, .order = (uint8_t)offset, .arg = every};
+	struct mm_op op = {.kind = MM_OP_FREE_PATTERN,
+			   .pattern = {.every = (uint8_t)every, .offset = (uint8_t)offset}};
 
-	ck_assert_int_eq(_mm_compaction_apply_op(sim, &op), 0);
+	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 0);
 }
 
 /* The fill pool slot whose block starts at pfn. */
@@ -104,6 +107,7 @@ static long run_text(struct mm_exec *ex, const char *text, const char *variant, 
 
 	mm_exec_opts_default(&o);
 	o.variant = mm_variant_lookup(variant);
+	ck_assert_int_ne(o.variant, MM_VARIANT_UNKNOWN);
 	return exec_text(ex, text, &o, vr, failed);
 }
 

@@ -394,7 +394,7 @@ START_TEST(test_kswapd_sleep_flushes)
 	struct vrec vr;
 	struct mm_sim *sim = compaction_sim(&vr);
 	struct zone *z = normal(sim);
-	struct mm_op op = {.kind = MM_OP_KSWAPD_SLEEP, .node = 0};
+	struct mm_op op = {.kind = MM_OP_KSWAPD_SLEEP, .vmstat.node = 0};
 	uint32_t gen;
 
 	mm_set_current_cpu(0);
@@ -402,7 +402,7 @@ START_TEST(test_kswapd_sleep_flushes)
 	set_pageblock_skip(sim, 0);
 	z->compact_blockskip_flush = true;
 	sim->node_data[0]->kswapd = (struct kswapd_state){.awake = true, .failures = 16};
-	ck_assert_int_eq(_mm_vmstat_apply_op(sim, &op), 0);
+	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 0);
 	ck_assert_msg(vr.n == 0, "%s", vr.first);
 	ck_assert(!z->compact_blockskip_flush && !get_pageblock_skip(sim, 0));
 	mm_sim_destroy(sim);

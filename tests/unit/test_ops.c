@@ -6,6 +6,7 @@
  * strings run clean on the correct model.
  */
 #include "common.h"
+#include "internal.h"
 
 #include <stdlib.h>
 
@@ -26,10 +27,10 @@ static char *print_prog(const struct mm_prog *p)
 	return buf;
 }
 
+/* The decoder and the parser clear an op before they fill it: its bytes compare. */
 static bool ops_equal(const struct mm_op *a, const struct mm_op *b)
 {
-	return a->kind == b->kind && a->order == b->order && a->node == b->node &&
-	       a->cpu == b->cpu && a->gfp == b->gfp && a->arg == b->arg;
+	return !memcmp(a, b, sizeof(*a));
 }
 
 /* Returns NULL if equal, else what differs (a static string). */
@@ -169,6 +170,7 @@ static const char *const canonical[] = {
 	"cpu3 kswapd_step node=1\n"
 	"cpu4 kswapd_sleep node=0\n"
 	"cpu227 vmstat_refresh\n"
+	"cpu9 stat_refresh\n"
 	"cpu6 free a0\n",
 	/* The compaction ops (seed 001) and an allocation that may direct-compact. */
 	COMPACTION_PROG,
@@ -256,7 +258,7 @@ static const struct {
 	{HDR "cpu0 alloc a0 order=0 gfp=KERNEL|BOGUS\n", "line 3:", "unknown gfp flag 'BOGUS'"},
 	{HDR "cpu0 alloc a0 order=0 gfp=8192\n", "line 3:", "unknown bits"},
 	{HDR "cpu0 alloc a0 order=11 gfp=0\n", "line 3:", "order must be 0..10"},
-	{HDR "cpu0 alloc a0 gfp=0\n", "line 3:", "alloc needs order=K"},
+	{HDR "cpu0 alloc a0 gfp=0\n", "line 3:", "alloc needs order"},
 	{"zone 0 Normal start=0 spanned=1024 present=1024 managed=1024\n",
 	 "line 1:", "zone line before the config line"},
 	{"cpu0 alloc a0 order=0 gfp=0\n", "line 1:", "ops must follow a config line"},
@@ -265,9 +267,9 @@ static const struct {
 	{HDR "config nodes=1 cpus=1\n", "line 3:", "a second config line"},
 	{HDR "cpu0 sysctl watermark_scale_factor=0\n",
 	 "line 3:", "watermark_scale_factor must be 1..3000"},
-	{HDR "cpu0 vmstat_fold now\n", "line 3:", "vmstat_fold takes no arguments"},
+	{HDR "cpu0 vmstat_fold now\n", "line 3:", "unknown vmstat_fold argument 'now'"},
 	{HDR "cpu0 vmstat_read node=0 zone=Normal how=exact\n",
-	 "line 3:", "how must be estimate, snapshot or safe"},
+	 "line 3:", "how must be estimate|snapshot|safe"},
 	{HDR "cpu0 kswapd_wake node=1 zone=Normal order=0\n", "line 3:", "kswapd_wake node=N"},
 	{HDR "cpu0 kswapd_wake node=0 zone=Normal order=11\n", "line 3:", "order=0..10"},
 	{HDR "cpu0 kswapd_nap node=0\n", "line 3:", "unknown op 'kswapd_nap'"},
@@ -278,7 +280,7 @@ static const struct {
 	 "line 3:", "mt=unmovable|movable"},
 	{HDR "cpu0 fill zone=Normal order=0 pages=0 unmovable_every=0 busy_every=0\n",
 	 "line 3:", "pages=1..256"},
-	{HDR "cpu0 free_pattern every=4 offset=4\n", "line 3:", "offset=0..every-1"},
+	{HDR "cpu0 free_pattern every=4 offset=4\n", "line 3:", "offset must be 0..every-1"},
 	{HDR "cpu0 kcompactd node=0 order=4 extra=1\n",
 	 "line 3:", "unknown kcompactd argument 'extra=1'"},
 	{HDR "cpu0 reset_skip node=1\n", "line 3:", "expected 'cpuN reset_skip node=N'"},
@@ -455,6 +457,106 @@ START_TEST(test_compaction_ops_binary_round_trip)
 }
 END_TEST
 
+/*
+ * One grammar: every argument as key=value, in any order, parses to the
+ * program the canonical line (keys dropped where the value says what it
+ * is) means.
+ */
+START_TEST(test_keys_any_order)
+{
+	static const char *const pairs[][2] = {
+		{"cpu1 kswapd_wake order=3 zone=Normal node=0",
+		 "cpu1 kswapd_wake node=0 zone=Normal order=3"},
+		{"cpu0 pcpu_add batch=4 amount=-7 counter=c2",
+		 "cpu0 pcpu_add c2 amount=-7 batch=4"},
+		{"cpu0 fork fail=alloc2 parent=m0 mm=m3", "cpu0 fork m3 parent=m0 fail=alloc2"},
+		{"cpu1 brk admin=1 pages=5 mm=m0", "cpu1 brk m0 pages=5 admin"},
+		{"cpu0 deferred_init pageblocks=2 node=0",
+		 "cpu0 deferred_init node=0 pageblocks=2"},
+		{"cpu0 alloc node=0 gfp=MOVABLE order=2 handle=a1",
+		 "cpu0 alloc a1 order=2 gfp=MOVABLE node=0"},
+		{"cpu1 free handle=a0", "cpu1 free a0"},
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(pairs); i++) {
+		char a[512], b[512], err[200] = "";
+		struct mm_prog p, q;
+		snprintf(a, sizeof(a), "%scpu0 alloc a0 order=0\n%s\n", HDR, pairs[i][0]);
+		snprintf(b, sizeof(b), "%scpu0 alloc a0 order=0\n%s\n", HDR, pairs[i][1]);
+		mm_prog_init(&p);
+		mm_prog_init(&q);
+		ck_assert_msg(!mm_parse_prog(a, &p, err, sizeof(err)), "%s: %s", pairs[i][0], err);
+		ck_assert_msg(!mm_parse_prog(b, &q, err, sizeof(err)), "%s: %s", pairs[i][1], err);
+		ck_assert_msg(!prog_diff(&p, &q), "'%s' is not '%s'", pairs[i][0], pairs[i][1]);
+		mm_prog_free(&p);
+		mm_prog_free(&q);
+	}
+}
+END_TEST
+
+/*
+ * Every row of the op table is whole, and its own usage line (with the
+ * smallest values) parses back to its kind: a row added without its
+ * grammar or entry point fails here.
+ */
+START_TEST(test_every_row_parses)
+{
+	for (unsigned int k = 0; k < MM_NR_OP_KINDS; k++) {
+		const struct mm_op_desc *d = &mm_op_descs[k];
+		struct mm_op op;
+		char line[300], why[200] = "", *tok[16], *save = NULL;
+		int ntok = 0;
+
+		ck_assert_msg(d->name && d->decode && d->encode && d->apply, "row %u", k);
+		for (unsigned int j = 0; j < k; j++)
+			ck_assert_str_ne(mm_op_descs[j].name, d->name);
+		memset(&op, 0, sizeof(op));
+		op.kind = (uint8_t)k;
+		for (unsigned int f = 0; f < d->nr_fields; f++) {
+			const struct mm_op_field *fd = &d->fields[f];
+			uint32_t v = (uint32_t)fd->min; /* little-endian: the low bytes */
+			if (fd->type == MM_FIELD_NUM)
+				memcpy((uint8_t *)&op + fd->off, &v, fd->size);
+		}
+		if (k == MM_OP_FREE_PATTERN)
+			op.pattern.every = 1;
+		mm_format_op(&op, 0, line, sizeof(line));
+		for (char *t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save))
+			tok[ntok++] = t;
+		struct mm_config cfg;
+		mm_config_init(&cfg);
+		cfg.zones[0][ZONE_NORMAL] = (struct mm_zone_config){0, 1024, 1024, 1024};
+		ck_assert_msg(_mm_parse_op_words(tok, ntok, &cfg, 0, &op, why, sizeof(why)) == 0,
+			      "%s: %s", d->name, why);
+		ck_assert_msg(op.kind == k, "%s parsed as %s", d->name, mm_op_name(op.kind));
+	}
+}
+END_TEST
+
+/* vm.stat_refresh owns sub byte 11, which decoded to nothing before: the op, then the rest as ever.
+ */
+START_TEST(test_stat_refresh_slot)
+{
+	uint8_t in[32 + 6] = {[1] = 3 /* 4 CPUs */};
+	struct mm_prog p;
+	uint8_t *enc;
+	long n;
+
+	memcpy(in + 32, (uint8_t[]){63, 11, 2, 63, 8, 1}, 6);
+	mm_prog_init(&p);
+	ck_assert_int_eq(mm_decode(in, sizeof(in), NULL, &p), 0);
+	ck_assert_uint_eq(p.nr_ops, 2);
+	ck_assert_uint_eq(p.ops[0].kind, MM_OP_STAT_REFRESH);
+	ck_assert_uint_eq(p.ops[0].cpu, 2);
+	ck_assert_uint_eq(p.ops[1].kind, MM_OP_VMSTAT_FOLD);
+	n = encode(&p, &enc);
+	ck_assert_int_eq(n, (long)sizeof(in));
+	ck_assert_mem_eq(enc + 32, in + 32, 6);
+	free(enc);
+	mm_prog_free(&p);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------
  * Random byte strings run clean on the correct model
  * ---------------------------------------------------------------------- */
@@ -573,6 +675,8 @@ static Suite *ops_suite(void)
 	tcase_add_loop_test(tc, test_text_round_trip, 0, (int)ARRAY_SIZE(canonical));
 	tcase_add_test(tc, test_text_aliases_canonicalise);
 	tcase_add_loop_test(tc, test_parse_errors_name_line, 0, (int)ARRAY_SIZE(bad));
+	tcase_add_test(tc, test_keys_any_order);
+	tcase_add_test(tc, test_every_row_parses);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("binary");
@@ -580,6 +684,7 @@ static Suite *ops_suite(void)
 	tcase_add_loop_test(tc, test_binary_round_trip_edge_headers, 0, (int)ARRAY_SIZE(edge));
 	tcase_add_test(tc, test_binary_text_round_trip);
 	tcase_add_test(tc, test_compaction_ops_binary_round_trip);
+	tcase_add_test(tc, test_stat_refresh_slot);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("exec");

@@ -334,6 +334,31 @@ START_TEST(test_fold_on_cpu_dead)
 END_TEST
 
 /*
+ * vm.stat_refresh (MM_OP_STAT_REFRESH), run by one CPU, folds every online
+ * CPU's diffs: the estimate is then exact, with no violation reported.
+ */
+START_TEST(test_stat_refresh_folds_every_cpu)
+{
+	struct mm_sim *sim = drift_machine();
+	struct mm_op op = {.kind = MM_OP_STAT_REFRESH, .cpu = 0};
+
+	for (int cpu = 1; cpu < 4; cpu++)
+		for (int i = 0; i < 3 + cpu; i++)
+			ck_assert_int_ge(alloc_on(sim, cpu, 0, MOVABLE), 0);
+	ck_assert_int_eq(mm_zone_free_diff(sim, 0, ZONE_NORMAL, 3), -6);
+	ck_assert_int_ne(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages,
+			 zinfo(sim, 0, ZONE_NORMAL).nr_free_exact);
+	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 0);
+	for (int cpu = 0; cpu < 4; cpu++)
+		ck_assert_int_eq(mm_zone_free_diff(sim, 0, ZONE_NORMAL, cpu), 0);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages,
+			 zinfo(sim, 0, ZONE_NORMAL).nr_free_exact);
+	ck_assert_uint_eq(mm_sim_violations(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * zone_watermark_ok_safe() pays for the snapshot only below the drift
  * mark (120 here); a snapshot from CPU 0 reads the 3 other CPUs' lines.
  */
@@ -490,6 +515,7 @@ int main(void)
 	tcase_add_test(tc, test_switch_keeps_diffs);
 	tcase_add_test(tc, test_drift_bound_after_switches);
 	tcase_add_test(tc, test_fold_on_cpu_dead);
+	tcase_add_test(tc, test_stat_refresh_folds_every_cpu);
 	tcase_add_test(tc, test_safe_snapshots_below_mark);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("kswapd");

@@ -7,69 +7,57 @@
  *
  *   pcpu-batch-2ncpu        vm_committed_as folds on a brk loop (seed 003)
  *   rss-counters-one-by-one per-cpu allocations per fork (seed 004)
+ *
+ * Both run the bench's own loops and machines (harness/bench/seed_loops.c),
+ * so the figure checked here is the figure mmfuzz bench prints.
  */
 #include "../unit/common.h"
 #include "mmcore.h"
+#include "seed_loops.h"
 
 #include <check.h>
 #include <stdlib.h>
 
-/* 40 CPUs, 4 GiB: the policy batch under NEVER is 2^20 / 40 / 256 = 102 pages, the
- * variant's 2 * 40 = 80; a 90-page brk folds only with the variant. */
-#define NCPUS	  40u
-#define PAGES	  (1u << 20)
-#define BRK_PAGES 90u
-#define ROUNDS	  25u
+/*
+ * The bench's first seed 003 row (harness/bench/seed_loops.h): 40 CPUs, 16
+ * GiB, the policy batch under NEVER 2^22 / 40 / 256 = 409 pages, the
+ * variant's 2 * 40 = 80; a 200-page brk folds only with the variant.
+ */
+#define NCPUS S3_CPUS_LOW
 
 static void apply(struct mm_sim *sim, const struct mm_op *op)
 {
 	ck_assert_msg(mm_apply_op(sim, op, NULL, 0, 0) == 0, "op kind %u skipped", op->kind);
 }
 
-static struct mm_sim *machine(unsigned int ncpus, uint64_t pages, const char *variant)
+static struct mm_sim *machine(const struct mm_config *cfg, const char *variant)
 {
-	struct mm_config cfg;
 	struct mm_sim *sim = mm_sim_create();
 
 	ck_assert_ptr_nonnull(sim);
-	mm_config_init(&cfg);
-	cfg.cpus_per_node[0] = ncpus;
-	cfg.zones[0][ZONE_NORMAL] = (struct mm_zone_config){0, pages, pages, pages};
-	ck_assert_int_eq(mm_sim_init(sim, &cfg, mm_variant_lookup(variant)), 0);
+	ck_assert_int_ne(mm_variant_lookup(variant), MM_VARIANT_UNKNOWN);
+	ck_assert_int_eq(mm_sim_init(sim, cfg, mm_variant_lookup(variant)), 0);
 	return sim;
 }
 
 /* Folds of vm_committed_as per 1000 brk calls. */
 static double brk_folds(const char *variant)
 {
-	struct mm_sim *sim = machine(NCPUS, PAGES, variant);
+	struct mm_config cfg;
+	struct mm_sim *sim;
 	struct mm_counter_stats c0, c1;
-	struct mm_op op = {.kind = MM_OP_SET_OVERCOMMIT, .arg = MM_OVERCOMMIT_NEVER};
-	unsigned long calls = 0;
+	struct mm_op op;
+	long calls;
 
-	apply(sim, &op);
-	op = (struct mm_op){.kind = MM_OP_FORK, .node = 0};
-	apply(sim, &op);
+	bench_brk_config(&cfg, NCPUS);
+	sim = machine(&cfg, variant);
+	ck_assert_int_eq(bench_brk_setup(sim), 0);
 	mm_sim_counter_stats(sim, &c0);
-	for (unsigned int r = 0; r < ROUNDS; r++) {
-		for (unsigned int cpu = 0; cpu < NCPUS; cpu++) {
-			struct mm_op grow = {.kind = MM_OP_MMAP,
-					     .order = MM_ANONPAGES,
-					     .cpu = (uint16_t)cpu,
-					     .gfp = MM_MMAP_BRK,
-					     .arg = BRK_PAGES};
-			struct mm_op shrink = {.kind = MM_OP_MUNMAP,
-					       .order = MM_ANONPAGES,
-					       .cpu = (uint16_t)cpu,
-					       .arg = BRK_PAGES};
-			apply(sim, &grow);
-			apply(sim, &shrink);
-			calls += 2;
-		}
-	}
+	calls = bench_brk_loop(sim, NCPUS, S3_ROUNDS, S3_BRK_PAGES);
+	ck_assert_int_gt(calls, 0);
 	mm_sim_counter_stats(sim, &c1);
 	ck_assert_uint_eq(c1.vm_enough_refused, c0.vm_enough_refused);
-	op = (struct mm_op){.kind = MM_OP_EXIT, .node = 0};
+	op = (struct mm_op){.kind = MM_OP_EXIT, .mm.mm = 0};
 	apply(sim, &op);
 	ck_assert_uint_eq(mm_sim_violations(sim), 0);
 	mm_sim_destroy(sim);
@@ -87,27 +75,23 @@ START_TEST(test_pcpu_batch_2ncpu_folds)
 }
 END_TEST
 
-/* Per-cpu allocations per fork. */
+/* Per-cpu allocations per fork, on the bench's seed 004 machine and loop. */
 static double allocs_per_fork(const char *variant)
 {
-	struct mm_sim *sim = machine(4, 1024, variant);
+	struct mm_config cfg;
+	struct mm_sim *sim;
 	struct mm_counter_stats c0, c1;
-	struct mm_op op = {.kind = MM_OP_FORK, .node = 0};
-	const unsigned int forks = 50;
 
-	apply(sim, &op);
+	bench_spawn_config(&cfg);
+	sim = machine(&cfg, variant);
+	ck_assert_int_eq(bench_spawn_setup(sim), 0);
 	mm_sim_counter_stats(sim, &c0);
-	for (unsigned int i = 0; i < forks; i++) {
-		struct mm_op fk = {
-			.kind = MM_OP_FORK, .node = 1, .cpu = (uint16_t)(i % 4), .arg = 1};
-		struct mm_op ex = {.kind = MM_OP_EXIT, .node = 1, .cpu = (uint16_t)((i + 1) % 4)};
-		apply(sim, &fk);
-		apply(sim, &ex);
-	}
+	ck_assert_int_eq(bench_spawn_loop(sim, S4_FORKS), 0);
 	mm_sim_counter_stats(sim, &c1);
+	ck_assert_uint_eq(c1.forks - c0.forks, S4_FORKS);
 	ck_assert_uint_eq(mm_sim_violations(sim), 0);
 	mm_sim_destroy(sim);
-	return (double)(c1.fork_pcpu_allocs - c0.fork_pcpu_allocs) / forks;
+	return (double)(c1.fork_pcpu_allocs - c0.fork_pcpu_allocs) / S4_FORKS;
 }
 
 START_TEST(test_rss_counters_one_by_one_allocs)

@@ -101,7 +101,7 @@ static uint64_t apply(struct stress_thread *t, struct mm_op *op, struct mm_handl
 /* Frees b as this thread's CPU. Returns 0 when freed, 1 when skipped (CPU offline). */
 static int free_block(struct stress_thread *t, const struct stress_block *b)
 {
-	struct mm_op op = {.kind = MM_OP_FREE, .cpu = (uint16_t)t->cpu, .arg = b->owner};
+	struct mm_op op = {.kind = MM_OP_FREE, .cpu = (uint16_t)t->cpu, .free.handle = b->owner};
 
 	/* mm_apply_op() frees handles[arg] with arg as the stamp's owner. */
 	t->scratch[b->owner] = (struct mm_handle){.pfn = b->pfn, .gen = b->gen, .order = b->order};
@@ -142,18 +142,18 @@ static int run_alloc(struct stress_thread *t, struct mm_op *op, struct stress_bl
 {
 	uint64_t seq;
 
-	op->order = (uint8_t)pick_order(t);
+	op->alloc.order = (uint8_t)pick_order(t);
 	/* masks real callers pass; one alloc in eight keeps the decoder's raw mask */
 	if (below(t, 8))
-		op->gfp = mm_gfp_common[below(t, MM_NR_GFP_COMMON)];
+		op->alloc.gfp = mm_gfp_common[below(t, MM_NR_GFP_COMMON)];
 	if (below(t, 4))
-		op->node = -1;
+		op->alloc.node = -1;
 	seq = apply(t, op, t->scratch, b->owner, 0);
 	if (!seq)
 		return 1;
 	b->pfn = t->scratch[b->owner].pfn;
 	b->gen = t->scratch[b->owner].gen;
-	b->order = op->order;
+	b->order = op->alloc.order;
 	b->alloc_seq = seq;
 	if (b->pfn < 0)
 		own_inc(&t->alloc_fail);
@@ -254,15 +254,15 @@ static int run_sysctl(struct stress_thread *t, struct mm_op *unused, struct stre
 	switch (below(t, 3)) {
 	case 0:
 		op.kind = MM_OP_SET_MIN_FREE_KBYTES;
-		op.arg = (uint32_t)kbytes[below(t, sizeof(kbytes) / sizeof(kbytes[0]))];
+		op.sysctl.value = (uint32_t)kbytes[below(t, sizeof(kbytes) / sizeof(kbytes[0]))];
 		break;
 	case 1:
 		op.kind = MM_OP_SET_WSF;
-		op.arg = wsf[below(t, sizeof(wsf) / sizeof(wsf[0]))];
+		op.sysctl.value = wsf[below(t, sizeof(wsf) / sizeof(wsf[0]))];
 		break;
 	default:
 		op.kind = MM_OP_SET_HIGH_FRACTION;
-		op.arg = fraction[below(t, sizeof(fraction) / sizeof(fraction[0]))];
+		op.sysctl.value = fraction[below(t, sizeof(fraction) / sizeof(fraction[0]))];
 		break;
 	}
 	return apply(t, &op, NULL, 0, 0) ? 0 : 1;
@@ -298,8 +298,8 @@ static int run_pcp_disable(struct stress_thread *t, struct mm_op *unused, struct
 		z = below(t, run->nr_zones);
 	}
 	op.cpu = (uint16_t)cpu;
-	op.node = (int16_t)run->zones[z].node;
-	op.arg = run->zones[z].type;
+	op.pcp.node = (int16_t)run->zones[z].node;
+	op.pcp.zone = (uint8_t)run->zones[z].type;
 	if (!apply(t, &op, NULL, 0, 0))
 		return 1;
 	t->svc_zone = op.kind == MM_OP_PCP_DISABLE ? (int)z : -1;
@@ -325,8 +325,8 @@ static int run_deferred_init(struct stress_thread *t, struct mm_op *unused, stru
 	if (t->svc_zone >= (int)run->cfg.nr_nodes) {
 		op.kind = MM_OP_DEFERRED_COMPLETE;
 	} else {
-		op.node = (int16_t)below(t, run->cfg.nr_nodes);
-		op.arg = 1 + below(t, 4);
+		op.pcp.node = (int16_t)below(t, run->cfg.nr_nodes);
+		op.pcp.pageblocks = (uint8_t)(1 + below(t, 4));
 	}
 	/* svc_zone counts the steps in a row that found nothing left to initialise. */
 	if (apply(t, &op, NULL, 0, 0)) {
@@ -358,8 +358,8 @@ static int run_kswapd(struct stress_thread *t, struct mm_op *unused, struct stre
 		return 1;
 	struct mm_op op = {.kind = cycle[(unsigned int)t->svc_zone % sizeof(cycle)],
 			   .cpu = (uint16_t)cpu,
-			   .node = (int16_t)run->zones[z].node,
-			   .arg = run->zones[z].type};
+			   .vmstat = {.node = (int16_t)run->zones[z].node,
+				      .zone = (uint8_t)run->zones[z].type}};
 	t->svc_zone = (int)(((unsigned int)t->svc_zone + 1) % sizeof(cycle));
 	return apply(t, &op, NULL, 0, 0) ? 0 : 1;
 }
@@ -473,7 +473,7 @@ static int release_pooled(struct stress_thread *t, unsigned int i)
 {
 	struct stress_block b = t->pool[i];
 	int e = admit(t, MM_OP_FREE, true);
-	struct mm_op op = {.kind = MM_OP_FREE, .cpu = (uint16_t)t->cpu, .arg = b.owner};
+	struct mm_op op = {.kind = MM_OP_FREE, .cpu = (uint16_t)t->cpu, .free.handle = b.owner};
 
 	if (e < 0 ? free_block(t, &b) : t->run->mix[e].run(t, &op, &b))
 		return 1;
@@ -549,7 +549,7 @@ static void step(struct stress_thread *t)
 		b = &t->chunk[handle];
 		b->owner = handle;
 	} else if (op.kind == MM_OP_FREE) {
-		b = op.arg < STRESS_MAX_HANDLES ? &t->chunk[op.arg] : &gone;
+		b = op.free.handle < STRESS_MAX_HANDLES ? &t->chunk[op.free.handle] : &gone;
 	}
 	e = admit(t, op.kind, false);
 	if (e < 0)

@@ -10,7 +10,7 @@
  * every count is exact and the same on every run; they are measured, not
  * stored.
  */
-#include "cli.h"
+#include "bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,31 +62,35 @@ static int build_workload(struct mm_prog *p)
 		for (unsigned int i = 0; i < C1_FILLS; i++)
 			err |= push(p, (struct mm_op){.kind = MM_OP_FILL,
 						      .cpu = (uint16_t)(i & 1),
-						      .node = -1,
-						      .arg = 256u | (uint32_t)ZONE_NORMAL << 16,
-						      .gfp = 13u | 61u << 8});
+						      .fill = {.node = -1,
+							       .zone = ZONE_NORMAL,
+							       .pages = 256,
+							       .unmovable_every = 13,
+							       .busy_every = 61}});
 		err |= push(p, (struct mm_op){.kind = MM_OP_DRAIN_ALL, .cpu = cpu});
 		/* processes exit: half the pool, scattered */
 		err |= push(p, (struct mm_op){.kind = MM_OP_FREE_PATTERN,
 					      .cpu = cpu,
-					      .arg = 2,
-					      .order = (uint8_t)(r & 1)});
+					      .pattern = {.every = 2, .offset = (uint8_t)(r & 1)}});
 		err |= push(p, (struct mm_op){.kind = MM_OP_DRAIN_ALL, .cpu = cpu});
 		for (unsigned int i = 0; i < C1_THPS; i++)
-			err |= push(
-				p, (struct mm_op){.kind = MM_OP_ALLOC,
-						  .cpu = (uint16_t)(i & 1),
-						  .order = C1_THP_ORDER,
-						  .node = -1,
-						  .gfp = MM_GFP_HIGHUSER_MOVABLE | MM_GFP_COMPACT});
-		err |= push(p, (struct mm_op){
-				       .kind = MM_OP_KCOMPACTD, .cpu = cpu, .order = C1_THP_ORDER});
+			err |= push(p, (struct mm_op){.kind = MM_OP_ALLOC,
+						      .cpu = (uint16_t)(i & 1),
+						      .alloc = {.order = C1_THP_ORDER,
+								.node = -1,
+								.gfp = MM_GFP_HIGHUSER_MOVABLE |
+								       MM_GFP_COMPACT}});
+		err |= push(p, (struct mm_op){.kind = MM_OP_KCOMPACTD,
+					      .cpu = cpu,
+					      .compact.order = C1_THP_ORDER});
 		for (unsigned int i = 0; i < C1_THPS; i++)
-			err |= push(p, (struct mm_op){
-					       .kind = MM_OP_FREE, .cpu = cpu, .arg = handle + i});
+			err |= push(p, (struct mm_op){.kind = MM_OP_FREE,
+						      .cpu = cpu,
+						      .free.handle = handle + i});
 		handle += C1_THPS;
 		/* the rest exits; kswapd goes to sleep and flushes the skip bits */
-		err |= push(p, (struct mm_op){.kind = MM_OP_FREE_PATTERN, .cpu = cpu, .arg = 1});
+		err |= push(p, (struct mm_op){
+				       .kind = MM_OP_FREE_PATTERN, .cpu = cpu, .pattern.every = 1});
 		err |= push(p, (struct mm_op){.kind = MM_OP_RESET_SKIP, .cpu = cpu});
 	}
 	return err ? -1 : 0;
@@ -106,7 +110,9 @@ static int run_column(struct mm_exec *ex, const struct mm_prog *p, const char *v
 	long failed;
 
 	mm_exec_opts_default(&o);
-	o.variant = mm_variant_lookup(variant);
+	o.variant = bench_variant(variant);
+	if (o.variant == MM_VARIANT_UNKNOWN)
+		return -1;
 	o.stop_on_violation = false; /* the variants' rescans are counted, the run goes on */
 	o.on_violation = count;
 	o.arg = &c->violations;

@@ -10,7 +10,7 @@
  * The workload is a program run by the executor, so kswapd can reclaim
  * the reclaimable allocations through their handles.
  */
-#include "cli.h"
+#include "bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,19 +21,16 @@
 #define S2_KSWAPD 64u	  /* a kswapd step and a try to sleep every S2_KSWAPD ops */
 #define S2_RNG	  UINT64_C(0x5eed0002)
 
-static int push(struct mm_prog *p, enum mm_op_kind kind, unsigned int cpu, unsigned int order,
-		unsigned int gfp, uint32_t arg)
+static int push(struct mm_prog *p, struct mm_op op)
 {
-	struct mm_op op = {.kind = (uint8_t)kind,
-			   .order = (uint8_t)order,
-			   .node = 0,
-			   .cpu = (uint16_t)cpu,
-			   .gfp = (uint16_t)gfp,
-			   .arg = arg};
-
-	if (kind == MM_OP_ALLOC)
-		op.node = -1;
 	return mm_prog_push(p, &op);
+}
+
+static struct mm_op alloc_op(unsigned int cpu, unsigned int order, unsigned int gfp)
+{
+	return (struct mm_op){.kind = MM_OP_ALLOC,
+			      .cpu = (uint16_t)cpu,
+			      .alloc = {.order = (uint8_t)order, .node = -1, .gfp = (uint16_t)gfp}};
 }
 
 /*
@@ -54,25 +51,27 @@ static int build_workload(struct mm_prog *p, unsigned int ncpus, uint32_t *live)
 	mm_config_init(&p->cfg);
 	p->cfg.cpus_per_node[0] = ncpus;
 	p->cfg.zones[0][ZONE_NORMAL] = (struct mm_zone_config){0, S2_PAGES, S2_PAGES, S2_PAGES};
-	err |= push(p, MM_OP_PCP_DISABLE, 0, 0, 0, ZONE_NORMAL);
+	err |= push(p, (struct mm_op){.kind = MM_OP_PCP_DISABLE, .pcp.zone = ZONE_NORMAL});
 	for (unsigned int i = 0; i < (S2_PAGES - S2_FLOOR) >> 9; i++)
-		err |= push(p, MM_OP_ALLOC, 0, 9, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0);
+		err |= push(p, alloc_op(0, 9, MM_GFP_KERNEL | MM_GFP_MOVABLE));
 	/* below high: kswapd is woken before the workload starts drifting */
-	err |= push(p, MM_OP_KSWAPD_WAKE, 0, 0, 0, ZONE_NORMAL);
+	err |= push(p, (struct mm_op){.kind = MM_OP_KSWAPD_WAKE, .vmstat.zone = ZONE_NORMAL});
 	for (unsigned int i = 0; i < S2_OPS; i++) {
 		uint64_t r = mm_splitmix64(&rng);
 		unsigned int cpu = i % ncpus;
 		if ((r & 7) < 5 || !nr_live) {
 			live[nr_live++] = p->nr_allocs;
-			err |= push(p, MM_OP_ALLOC, cpu, 0, MM_GFP_KERNEL | MM_GFP_RECLAIMABLE, 0);
+			err |= push(p, alloc_op(cpu, 0, MM_GFP_KERNEL | MM_GFP_RECLAIMABLE));
 		} else {
 			unsigned int k = (unsigned int)((r >> 8) % nr_live);
-			err |= push(p, MM_OP_FREE, cpu, 0, 0, live[k]);
+			err |= push(p, (struct mm_op){.kind = MM_OP_FREE,
+						      .cpu = (uint16_t)cpu,
+						      .free.handle = live[k]});
 			live[k] = live[--nr_live];
 		}
 		if (i % S2_KSWAPD == S2_KSWAPD - 1) {
-			err |= push(p, MM_OP_KSWAPD_STEP, 0, 0, 0, 0);
-			err |= push(p, MM_OP_KSWAPD_SLEEP, 0, 0, 0, 0);
+			err |= push(p, (struct mm_op){.kind = MM_OP_KSWAPD_STEP});
+			err |= push(p, (struct mm_op){.kind = MM_OP_KSWAPD_SLEEP});
 		}
 	}
 	return err ? -1 : 0;
@@ -87,7 +86,9 @@ static int seed002_row(struct mm_exec *ex, struct mm_prog *p, unsigned int ncpus
 	long failed_op;
 
 	mm_exec_opts_default(&o);
-	o.variant = mm_variant_lookup(variant);
+	o.variant = bench_variant(variant);
+	if (o.variant == MM_VARIANT_UNKNOWN)
+		return -1;
 	o.check_every = 0;
 	o.stop_on_violation = false;
 	/* the variant breaks the seed's invariant by design: its row is figures only */

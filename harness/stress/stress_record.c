@@ -25,21 +25,17 @@
  * Records
  * ---------------------------------------------------------------------- */
 
-static uint64_t pack_op(const struct mm_op *op)
+_Static_assert(sizeof(struct mm_op) <= 2 * sizeof(uint64_t), "a record holds an op in two words");
+
+static void pack_op(const struct mm_op *op, uint64_t w[2])
 {
-	return (uint64_t)op->kind | (uint64_t)op->order << 8 | (uint64_t)(uint16_t)op->node << 16 |
-	       (uint64_t)op->cpu << 32 | (uint64_t)op->gfp << 48;
+	w[0] = w[1] = 0;
+	memcpy(w, op, sizeof(*op));
 }
 
-static void unpack_op(uint64_t w, uint64_t arg, struct mm_op *op)
+static void unpack_op(const uint64_t w[2], struct mm_op *op)
 {
-	memset(op, 0, sizeof(*op));
-	op->kind = (uint8_t)w;
-	op->order = (uint8_t)(w >> 8);
-	op->node = (int16_t)(uint16_t)(w >> 16);
-	op->cpu = (uint16_t)(w >> 32);
-	op->gfp = (uint16_t)(w >> 48);
-	op->arg = (uint32_t)arg;
+	memcpy(op, w, sizeof(*op));
 }
 
 /*
@@ -54,8 +50,11 @@ void stress_record(struct stress_thread *t, uint64_t seq, const struct mm_op *op
 	struct stress_rec *r = &t->rec[n % STRESS_RECORD_K];
 
 	__atomic_store_n(&r->seq, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&r->op, pack_op(op), __ATOMIC_RELAXED);
-	__atomic_store_n(&r->arg, op->arg, __ATOMIC_RELAXED);
+	uint64_t w[2];
+
+	pack_op(op, w);
+	__atomic_store_n(&r->op[0], w[0], __ATOMIC_RELAXED);
+	__atomic_store_n(&r->op[1], w[1], __ATOMIC_RELAXED);
 	__atomic_store_n(&r->alloc_seq, alloc_seq, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->seq, seq, __ATOMIC_RELEASE);
 	atomic_store_explicit(&t->nr_rec, n + 1, memory_order_release);
@@ -70,64 +69,14 @@ struct rec_copy {
 static bool read_rec(const struct stress_rec *r, struct rec_copy *out)
 {
 	uint64_t seq = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
+	uint64_t w[2] = {__atomic_load_n(&r->op[0], __ATOMIC_RELAXED),
+			 __atomic_load_n(&r->op[1], __ATOMIC_RELAXED)};
 
-	unpack_op(__atomic_load_n(&r->op, __ATOMIC_RELAXED),
-		  __atomic_load_n(&r->arg, __ATOMIC_RELAXED), &out->op);
+	unpack_op(w, &out->op);
 	out->alloc_seq = __atomic_load_n(&r->alloc_seq, __ATOMIC_RELAXED);
 	out->seq = seq;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return seq && seq == __atomic_load_n(&r->seq, __ATOMIC_RELAXED);
-}
-
-void stress_format_op(const struct mm_op *op, char *buf, size_t len)
-{
-	switch (op->kind) {
-	case MM_OP_ALLOC:
-		snprintf(buf, len, "cpu%u alloc order=%u gfp=%#x node=%d", op->cpu, op->order,
-			 op->gfp, op->node);
-		break;
-	case MM_OP_FREE:
-		snprintf(buf, len, "cpu%u free (handle %u)", op->cpu, op->arg);
-		break;
-	case MM_OP_CPU_OFFLINE:
-		snprintf(buf, len, "cpu%u offline", op->cpu);
-		break;
-	case MM_OP_CPU_ONLINE:
-		snprintf(buf, len, "cpu%u online", op->cpu);
-		break;
-	case MM_OP_SET_MIN_FREE_KBYTES:
-		snprintf(buf, len, "cpu%u sysctl min_free_kbytes=%u", op->cpu, op->arg);
-		break;
-	case MM_OP_SET_WSF:
-		snprintf(buf, len, "cpu%u sysctl watermark_scale_factor=%u", op->cpu, op->arg);
-		break;
-	case MM_OP_SET_HIGH_FRACTION:
-		snprintf(buf, len, "cpu%u sysctl percpu_pagelist_high_fraction=%u", op->cpu,
-			 op->arg);
-		break;
-	case MM_OP_DRAIN_LOCAL:
-		snprintf(buf, len, "cpu%u drain", op->cpu);
-		break;
-	case MM_OP_DRAIN_ALL:
-		snprintf(buf, len, "cpu%u drain all", op->cpu);
-		break;
-	case MM_OP_PCP_DISABLE:
-	case MM_OP_PCP_ENABLE:
-		snprintf(buf, len, "cpu%u pcp %s node %d zone %s", op->cpu,
-			 op->kind == MM_OP_PCP_DISABLE ? "disable" : "enable", op->node,
-			 mm_zone_name((enum zone_type)op->arg));
-		break;
-	case MM_OP_DEFERRED_STEP:
-		snprintf(buf, len, "cpu%u deferred init step node %d, %u pageblocks", op->cpu,
-			 op->node, op->arg);
-		break;
-	case MM_OP_DEFERRED_COMPLETE:
-		snprintf(buf, len, "cpu%u deferred init complete", op->cpu);
-		break;
-	default:
-		snprintf(buf, len, "op kind %u", op->kind);
-		break;
-	}
 }
 
 /* ------------------------------------------------------------------------
@@ -211,7 +160,7 @@ static int merge_records(struct stress_run *run, struct merged *m)
 				m->dropped_frees++;
 				continue;
 			}
-			r->op.arg = (uint32_t)lo;
+			r->op.free.handle = (uint32_t)lo;
 		}
 		if (mm_prog_push(&m->prog, &r->op))
 			goto out;
@@ -372,7 +321,7 @@ static void dump_thread(struct stress_thread *t)
 	for (unsigned long long k = nr > WATCHDOG_RECENT ? nr - WATCHDOG_RECENT : 0; k < nr; k++) {
 		if (!read_rec(&t->rec[k % STRESS_RECORD_K], &r))
 			continue;
-		stress_format_op(&r.op, line, sizeof(line));
+		mm_format_op(&r.op, (uint32_t)r.alloc_seq, line, sizeof(line));
 		fprintf(stderr, "    %s #%llu %s\n", k + 1 == nr ? "last" : "    ",
 			(unsigned long long)r.seq, line);
 	}

@@ -105,61 +105,6 @@ struct flags {
 	const char *weights, *variant;
 };
 
-/* "--name V" or "--name=V": returns V and advances *i, NULL if argv[*i] is another flag. */
-static const char *flag_value(int argc, char **argv, int *i, const char *name, bool *missing)
-{
-	size_t n = strlen(name);
-	const char *arg = argv[*i];
-
-	if (strncmp(arg, name, n))
-		return NULL;
-	if (arg[n] == '=')
-		return arg + n + 1;
-	if (arg[n])
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = true;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
-static bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
-{
-	char *end;
-
-	if (!*s || *s == '-')
-		return false;
-	errno = 0;
-	unsigned long long x = strtoull(s, &end, 0);
-	if (errno || *end || x < lo || x > hi)
-		return false;
-	*v = x;
-	return true;
-}
-
-static bool parse_uint(const char *s, unsigned int lo, unsigned int hi, unsigned int *v)
-{
-	uint64_t x;
-
-	if (!parse_u64(s, lo, hi, &x))
-		return false;
-	*v = (unsigned int)x;
-	return true;
-}
-
-static bool parse_secs(const char *s, double lo, double hi, double *v)
-{
-	char *end;
-
-	errno = 0;
-	double x = strtod(s, &end);
-	if (errno || end == s || *end || !(x >= lo && x <= hi))
-		return false;
-	*v = x;
-	return true;
-}
-
 static int parse_cpus(const char *s, struct flags *f)
 {
 	unsigned int n = 0;
@@ -172,7 +117,7 @@ static int parse_cpus(const char *s, struct flags *f)
 		if (n == MM_MAX_NODES)
 			return cli_usage_error("stress: --cpus-per-node: at most %d nodes",
 					       MM_MAX_NODES);
-		if (!parse_uint(tok, 0, MM_MAX_CPUS, &f->o.cpus_per_node[n++]))
+		if (!cli_parse_uint(tok, 0, MM_MAX_CPUS, &f->o.cpus_per_node[n++]))
 			return cli_usage_error("stress: --cpus-per-node: '%s' is not a CPU count "
 					       "(0..%d)",
 					       tok, MM_MAX_CPUS);
@@ -222,7 +167,7 @@ static int parse_weights(const char *s, struct stress_opts *o)
 			len = sizeof(num) - 1;
 		memcpy(num, eq + 1, len);
 		num[len] = '\0';
-		if (!parse_uint(num, 0, 1000, &o->weights[e]))
+		if (!cli_parse_uint(num, 0, 1000, &o->weights[e]))
 			return cli_usage_error(
 				"stress: --weights: %s=%s: the weight must be 0..1000",
 				stress_mix_default[e].name, num);
@@ -237,6 +182,22 @@ static void set_weight(struct stress_opts *o, const char *name, unsigned int w)
 
 	if (e >= 0)
 		o->weights[e] = w;
+}
+
+/* The op table says which kinds a worker may run as its own CPU: the mix must agree. */
+static int check_mix_rows(void)
+{
+	for (unsigned int e = 0; e < stress_mix_len; e++) {
+		const struct stress_mix_entry *m = &stress_mix_default[e];
+		if (m->kind == MIX_WORKER_OP && !mm_op_runs_on_worker(m->op_kind)) {
+			fprintf(stderr,
+				"mmfuzz: stress: mix entry '%s' runs %s on a worker, which its row "
+				"in src/op_table.c forbids\n",
+				m->name, mm_op_name(m->op_kind));
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
 }
 
 static int apply_mix(const char *name, struct stress_opts *o)
@@ -284,6 +245,8 @@ static int parse_flags(int argc, char **argv, struct flags *f)
 	bool missing = false;
 	int ret;
 
+	if ((ret = check_mix_rows()))
+		return ret;
 	defaults(f);
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
@@ -294,14 +257,14 @@ static int parse_flags(int argc, char **argv, struct flags *f)
 			f->o.pin = true;
 		} else if (!strcmp(arg, "--bench")) {
 			f->bench = true;
-		} else if ((v = flag_value(argc, argv, &i, "--threads", &missing))) {
-			if (!parse_uint(v, 1, MM_MAX_CPUS, &f->o.threads))
+		} else if ((v = cli_flag_value(argc, argv, &i, "--threads", &missing))) {
+			if (!cli_parse_uint(v, 1, MM_MAX_CPUS, &f->o.threads))
 				return cli_usage_error("stress: --threads must be 1..%d, not '%s'",
 						       MM_MAX_CPUS, v);
 			f->threads_set = true;
-		} else if ((v = flag_value(argc, argv, &i, "--nodes", &missing))) {
+		} else if ((v = cli_flag_value(argc, argv, &i, "--nodes", &missing))) {
 			unsigned int nodes;
-			if (!parse_uint(v, 1, MM_MAX_NODES, &nodes))
+			if (!cli_parse_uint(v, 1, MM_MAX_NODES, &nodes))
 				return cli_usage_error("stress: --nodes must be 1..%d, not '%s'",
 						       MM_MAX_NODES, v);
 			if (f->cpus_set && nodes != f->o.nodes)
@@ -311,49 +274,49 @@ static int parse_flags(int argc, char **argv, struct flags *f)
 					nodes, f->o.nodes);
 			f->o.nodes = nodes;
 			f->nodes_set = true;
-		} else if ((v = flag_value(argc, argv, &i, "--cpus-per-node", &missing))) {
+		} else if ((v = cli_flag_value(argc, argv, &i, "--cpus-per-node", &missing))) {
 			if ((ret = parse_cpus(v, f)))
 				return ret;
-		} else if ((v = flag_value(argc, argv, &i, "--zone-pages", &missing))) {
-			if (!parse_u64(v, 1024, UINT64_C(1) << 24, &f->o.zone_pages))
+		} else if ((v = cli_flag_value(argc, argv, &i, "--zone-pages", &missing))) {
+			if (!cli_parse_u64(v, 1024, UINT64_C(1) << 24, &f->o.zone_pages))
 				return cli_usage_error("stress: --zone-pages must be 1024..%llu, "
 						       "not '%s'",
 						       1ULL << 24, v);
-		} else if ((v = flag_value(argc, argv, &i, "--duration", &missing))) {
-			if (!parse_secs(v, 0.01, 1e7, &f->o.duration))
+		} else if ((v = cli_flag_value(argc, argv, &i, "--duration", &missing))) {
+			if (!cli_parse_seconds(v, 0.01, 1e7, &f->o.duration))
 				return cli_usage_error("stress: --duration takes seconds (0.01 or "
 						       "more), not '%s'",
 						       v);
 			f->duration_set = true;
-		} else if ((v = flag_value(argc, argv, &i, "--seed", &missing))) {
-			if (!parse_u64(v, 0, UINT64_MAX, &f->o.seed))
+		} else if ((v = cli_flag_value(argc, argv, &i, "--seed", &missing))) {
+			if (!cli_parse_u64(v, 0, UINT64_MAX, &f->o.seed))
 				return cli_usage_error("stress: --seed takes a number, not '%s'",
 						       v);
-		} else if ((v = flag_value(argc, argv, &i, "--variant", &missing))) {
+		} else if ((v = cli_flag_value(argc, argv, &i, "--variant", &missing))) {
 			f->variant = v;
-		} else if ((v = flag_value(argc, argv, &i, "--weights", &missing))) {
+		} else if ((v = cli_flag_value(argc, argv, &i, "--weights", &missing))) {
 			f->weights = v;
-		} else if ((v = flag_value(argc, argv, &i, "--mix", &missing))) {
+		} else if ((v = cli_flag_value(argc, argv, &i, "--mix", &missing))) {
 			mix = v;
-		} else if ((v = flag_value(argc, argv, &i, "--quiesce-ms", &missing))) {
-			if (!parse_uint(v, 0, 3600 * 1000, &f->o.quiesce_ms))
+		} else if ((v = cli_flag_value(argc, argv, &i, "--quiesce-ms", &missing))) {
+			if (!cli_parse_uint(v, 0, 3600 * 1000, &f->o.quiesce_ms))
 				return cli_usage_error("stress: --quiesce-ms takes milliseconds, "
 						       "not '%s'",
 						       v);
-		} else if ((v = flag_value(argc, argv, &i, "--watchdog", &missing))) {
-			if (!parse_uint(v, 0, 86400, &f->o.watchdog_s))
+		} else if ((v = cli_flag_value(argc, argv, &i, "--watchdog", &missing))) {
+			if (!cli_parse_uint(v, 0, 86400, &f->o.watchdog_s))
 				return cli_usage_error("stress: --watchdog takes seconds "
 						       "(0..86400), not '%s'",
 						       v);
-		} else if ((v = flag_value(argc, argv, &i, "--out", &missing))) {
+		} else if ((v = cli_flag_value(argc, argv, &i, "--out", &missing))) {
 			f->o.out_dir = v;
-		} else if ((v = flag_value(argc, argv, &i, "--deferred-init", &missing))) {
-			if (!parse_u64(v, 1, UINT64_C(1) << 24, &f->o.deferred_init))
+		} else if ((v = cli_flag_value(argc, argv, &i, "--deferred-init", &missing))) {
+			if (!cli_parse_u64(v, 1, UINT64_C(1) << 24, &f->o.deferred_init))
 				return cli_usage_error("stress: --deferred-init takes pages "
 						       "(1..%llu), not '%s'",
 						       1ULL << 24, v);
-		} else if ((v = flag_value(argc, argv, &i, "--test-stall", &missing))) {
-			if (!parse_secs(v, 0.001, 1e7, &f->o.test_stall))
+		} else if ((v = cli_flag_value(argc, argv, &i, "--test-stall", &missing))) {
+			if (!cli_parse_seconds(v, 0.001, 1e7, &f->o.test_stall))
 				return cli_usage_error(
 					"stress: --test-stall takes seconds, not '%s'", v);
 		} else if (missing) {
@@ -377,7 +340,7 @@ static int parse_flags(int argc, char **argv, struct flags *f)
 		return cli_usage_error("stress: --weights: alloc must be above 0, or no thread "
 				       "has a block to work on");
 	f->o.variant = cli_variant(f->variant);
-	if (f->o.variant == -2)
+	if (f->o.variant == MM_VARIANT_UNKNOWN)
 		return EXIT_USAGE;
 	if (f->o.out_dir) {
 		struct stat st;

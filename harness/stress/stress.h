@@ -102,9 +102,8 @@ struct stress_opts {
 
 /* One flight recorder slot: words, so the watchdog can read them racily but atomically. */
 struct stress_rec {
-	uint64_t seq; /* 0: empty or being written */
-	uint64_t op;  /* kind, order, node, cpu, gfp packed */
-	uint64_t arg;
+	uint64_t seq;	    /* 0: empty or being written */
+	uint64_t op[2];	    /* the struct mm_op's bytes, in two words */
 	uint64_t alloc_seq; /* ALLOC: its own seq; FREE: the seq of the alloc */
 };
 
@@ -228,8 +227,6 @@ void stress_record(struct stress_thread *t, uint64_t seq, const struct mm_op *op
 void stress_write_trace(struct stress_run *run);
 int stress_watchdog_start(struct stress_run *run);
 void stress_watchdog_stop(struct stress_run *run);
-/* Formats a recorded op as its trace line (no newline). */
-void stress_format_op(const struct mm_op *op, char *buf, size_t len);
 
 /* stress_host.c */
 struct stress_host *stress_host_create(bool pin, const struct mm_config *cfg, char *err,
