@@ -246,7 +246,8 @@ void _mm_derived_vmstat_op(struct mm_sim *sim, const struct mm_op *op, int skipp
 	else if (op->kind == MM_OP_KSWAPD_STEP && !sim->derived.pressure[op->vmstat.node])
 		shadow_set_node(sim, op->vmstat.node, true); /* kswapd runs: pressure thresholds */
 	else if (op->kind == MM_OP_KSWAPD_SLEEP)
-		shadow_set_node(sim, op->vmstat.node, false); /* kswapd_try_to_sleep(): normal again */
+		shadow_set_node(sim, op->vmstat.node,
+				false); /* kswapd_try_to_sleep(): normal again */
 	else
 		set = false;
 	if (op->kind == MM_OP_KSWAPD_WAKE)
