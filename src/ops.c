@@ -64,6 +64,12 @@ static const struct {
 	 * few hundred steps; two CPUs leave pcp pages in their way.
 	 */
 	{"fuzz_compaction", 1, 2, 256},
+	/*
+	 * Every mechanism together: two nodes, mostly up to 16 CPUs each (the
+	 * header's common range) and at times up to 64, zones small enough
+	 * for compaction's scanners to cross.
+	 */
+	{"fuzz_system", 2, 64, 1024},
 };
 
 int mm_limits_for_target(const char *target, struct mm_limits *lim)
