@@ -12,6 +12,7 @@
 #define EXIT_CLEAN     0
 #define EXIT_VIOLATION 1
 #define EXIT_USAGE     2
+#define EXIT_FLAKY     3 /* minimize: the violation did not come back on every run */
 
 /* Reads a whole file; on failure prints one line and returns NULL. */
 uint8_t *cli_read_file(const char *path, size_t *len);
@@ -45,6 +46,29 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Opens PATH for writing only if it does not exist yet: results are never overwritten. */
 FILE *cli_create_new(const char *path);
 
+/*
+ * A violation's signature, what crashes are deduplicated by: the invariant
+ * and the kind of op it was found during ("final-check" for the full scan
+ * at the end). cli_signature() runs p with o's settings and fills sig from
+ * the first violation: returns 1, 0 when p runs clean, -1 when the machine
+ * cannot be built.
+ */
+struct cli_signature {
+	char id[48];
+	char op[32];
+	long failed_op;
+};
+int cli_signature(struct mm_exec *ex, const struct mm_prog *p, const struct mm_exec_opts *o,
+		  struct cli_signature *sig);
+bool cli_signature_eq(const struct cli_signature *a, const struct cli_signature *b);
+/*
+ * Cuts p down to the ops that still fail with signature want (ddmin, then
+ * 1-minimal); *runs counts the executions. Returns 0, or -1 when memory is
+ * short (p is then still a failing program).
+ */
+int cli_minimize(struct mm_exec *ex, const struct mm_exec_opts *o, const struct cli_signature *want,
+		 struct mm_prog *p, unsigned long *runs);
+
 /* Prints the command's usage line, as mmfuzz --help has it; returns EXIT_CLEAN. */
 int cli_command_help(const char *name);
 
@@ -52,6 +76,7 @@ int cmd_trace(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
+int cmd_minimize(int argc, char **argv);
 int cmd_variants(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
 int cmd_shape(int argc, char **argv);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd_run.c - the subcommands that move a program between its forms and
- * run it: trace (binary -> text), encode (text -> binary), run, and repro
+ * run it: trace (binary -> text), encode (text -> binary), run, repro
  * (a crash file -> the readable trace up to the failing op, the violated
- * invariant and the re-run's verdict).
+ * invariant and the re-run's verdict) and minimize (a crash file -> the
+ * fewest ops that still fail the same way, as a trace).
  */
 #include "cli.h"
 
@@ -149,6 +150,16 @@ static void collect(const struct mm_violation *v, void *arg)
 		printf("%s\n", line);
 }
 
+/* The executor's settings the flags ask for. */
+static void exec_opts(const struct run_args *a, int variant, struct mm_exec_opts *o)
+{
+	mm_exec_opts_default(o);
+	o->variant = variant;
+	o->strict_watermarks = a->strict_watermarks;
+	if (a->check_every_set)
+		o->check_every = a->check_every;
+}
+
 /* Runs the file; fills the verdict. Returns an exit code. */
 static int run_file(struct mm_exec *ex, const struct run_args *a, const char *file,
 		    struct mm_prog *p, struct collected *c, long *failed_op, int variant,
@@ -158,13 +169,9 @@ static int run_file(struct mm_exec *ex, const struct run_args *a, const char *fi
 
 	if (cli_load_prog(file, a->target, p, shape))
 		return EXIT_USAGE;
-	mm_exec_opts_default(&o);
-	o.variant = variant;
-	o.strict_watermarks = a->strict_watermarks;
+	exec_opts(a, variant, &o);
 	o.on_violation = collect;
 	o.arg = c;
-	if (a->check_every_set)
-		o.check_every = a->check_every;
 	long n = mm_exec_run(ex, p, &o, failed_op);
 	if (n < 0)
 		return cli_usage_error("%s: the machine cannot be built", file);
@@ -275,5 +282,81 @@ int cmd_repro(int argc, char **argv)
 		printf("did not reproduce: %u ops ran clean with variant %s (exit 0)\n", p.nr_ops,
 		       variant_name(variant));
 	mm_prog_free(&p);
+	return ret;
+}
+
+/* The reproducer gate: a signature must come back on every one of these runs. */
+#define GATE_RUNS 10
+
+int cmd_minimize(int argc, char **argv)
+{
+	struct run_args a;
+	struct mm_prog p;
+	struct mm_exec_opts o;
+	struct cli_signature want, got;
+	unsigned long runs = 0;
+	int variant, ret;
+
+	if ((ret = parse_args(argc, argv, &a, true)))
+		return ret < 0 ? EXIT_CLEAN : ret;
+	variant = cli_variant(a.variant_name);
+	if (variant == MM_VARIANT_UNKNOWN)
+		return EXIT_USAGE;
+	struct mm_exec *ex = mm_exec_create();
+	if (!ex)
+		return cli_usage_error("out of memory");
+	mm_prog_init(&p);
+	if (cli_load_prog(a.file, a.target, &p, NULL)) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	exec_opts(&a, variant, &o);
+	int r = cli_signature(ex, &p, &o, &want);
+	if (r < 0) {
+		ret = cli_usage_error("%s: the machine cannot be built", a.file);
+		goto out;
+	}
+	if (!r) {
+		printf("# %s: %u ops ran clean with variant %s: nothing to minimize (exit 0)\n",
+		       a.file, p.nr_ops, variant_name(variant));
+		ret = EXIT_CLEAN;
+		goto out;
+	}
+	/* One machine reused across the runs, as libFuzzer reuses it: a reset bug shows. */
+	unsigned int same = 1;
+	for (int i = 1; i < GATE_RUNS; i++)
+		same += cli_signature(ex, &p, &o, &got) == 1 && cli_signature_eq(&got, &want);
+	if (same < GATE_RUNS) {
+		printf("# flaky: %s during %s came back on %u of %d runs (exit 3)\n", want.id,
+		       want.op, same, GATE_RUNS);
+		ret = EXIT_FLAKY;
+		goto out;
+	}
+	unsigned int before = p.nr_ops;
+	if (cli_minimize(ex, &o, &want, &p, &runs)) {
+		ret = cli_usage_error("minimize: out of memory");
+		goto out;
+	}
+	FILE *f = a.out ? cli_create_new(a.out) : stdout;
+	if (!f) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	fprintf(f, "# minimized from %s: %s during %s (variant %s)\n", a.file, want.id, want.op,
+		variant_name(variant));
+	mm_print_prog(f, &p);
+	if (a.out) {
+		fclose(f);
+		printf("# written to %s (rerun: mmfuzz run%s%s %s)\n", a.out,
+		       variant >= 0 ? " --variant " : "", variant >= 0 ? variant_name(variant) : "",
+		       a.out);
+	}
+	/* The verdict is the last line, a comment so that stdout stays a trace. */
+	printf("# minimized: %u ops to %u in %lu runs; %s during %s, %d/%d replays (exit 1)\n",
+	       before, p.nr_ops, runs, want.id, want.op, GATE_RUNS, GATE_RUNS);
+	ret = EXIT_VIOLATION;
+out:
+	mm_prog_free(&p);
+	mm_exec_destroy(ex);
 	return ret;
 }

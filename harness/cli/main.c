@@ -21,6 +21,10 @@ static const struct {
 	{"repro", cmd_repro,
 	 "repro [--variant V] [--target T] [--strict-watermarks] FILE [-o trace.txt]\n"
 	 "      print the trace up to the failing op and why; exit 1 if it reproduced"},
+	{"minimize", cmd_minimize,
+	 "minimize [--variant V] [--target T] [--strict-watermarks] FILE [-o OUT.txt]\n"
+	 "      the fewest ops that fail the same way, as a trace; exit 1 minimized,\n"
+	 "      0 clean, 3 flaky (the violation did not come back on 10 of 10 runs)"},
 	{"variants", cmd_variants,
 	 "variants [--markdown]  list the variants and what catches them"},
 	{"ops", cmd_ops, "ops                   list the op kinds, each with its line in a trace"},
@@ -47,7 +51,7 @@ static int usage(FILE *f)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  mmfuzz %s\n", commands[i].help);
 	fputs("Exit status: 0 clean, 1 an invariant was violated, 2 bad usage or input\n"
-	      "(stress: 3 when its watchdog fired).\n",
+	      "(stress: 3 when its watchdog fired; minimize: 3 when the violation is flaky).\n",
 	      f);
 	return f == stdout ? EXIT_CLEAN : EXIT_USAGE;
 }
