@@ -153,6 +153,15 @@ int mm_config_from_zoneinfo(const char *text, unsigned int nr_cpus,
 struct mm_sim;
 /* Prints the model's zones in /proc/zoneinfo's layout: the lines it models. */
 void mm_print_zoneinfo(FILE *f, const struct mm_sim *sim);
+/*
+ * The rest of what a bug report carries (src/procfs.c): /proc/buddyinfo,
+ * /proc/pagetypeinfo (free blocks per order and migratetype, walked from
+ * the lists, and pageblocks per type) and the free-page and compaction
+ * lines of /proc/vmstat, in the kernel's layouts.
+ */
+void mm_print_buddyinfo(FILE *f, const struct mm_sim *sim);
+void mm_print_pagetypeinfo(FILE *f, const struct mm_sim *sim);
+void mm_print_vmstat(FILE *f, const struct mm_sim *sim);
 
 /* ------------------------------------------------------------------------
  * Violations: every invariant failure goes through mm_report_violation()
