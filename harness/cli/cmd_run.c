@@ -8,9 +8,12 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_FILES 64
 
@@ -19,6 +22,7 @@ struct run_args {
 	const char *files[MAX_FILES];
 	int nr_files;
 	const char *out;
+	const char *dump; /* repro --dump DIR */
 	const char *variant_name;
 	const char *target; /* --target: the fuzz target a binary input came from */
 	const char *shape;  /* the machine shape a binary input decoded with */
@@ -52,6 +56,9 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool allow_out)
 			a->check_every_set = true;
 		} else if (allow_out && (v = cli_flag_value(argc, argv, &i, "-o", &missing))) {
 			a->out = v;
+		} else if (!strcmp(argv[0], "repro") &&
+			   (v = cli_flag_value(argc, argv, &i, "--dump", &missing))) {
+			a->dump = v;
 		} else if (missing) {
 			return cli_usage_error("%s: %s needs a value", argv[0], arg);
 		} else if (arg[0] == '-' && arg[1]) {
@@ -221,6 +228,79 @@ int cmd_run(int argc, char **argv)
 	return ret;
 }
 
+/* The files of one moment of the run, in DIR/NAME/. */
+static int dump_state(struct mm_exec *ex, const struct mm_prog *p, unsigned int nr_ops,
+		      const struct mm_exec_opts *o, const char *dir, const char *name)
+{
+	static const struct {
+		const char *file;
+		void (*print)(FILE *f, const struct mm_sim *sim);
+	} files[] = {{"zoneinfo", mm_print_zoneinfo},
+		     {"buddyinfo", mm_print_buddyinfo},
+		     {"pagetypeinfo", mm_print_pagetypeinfo},
+		     {"vmstat", mm_print_vmstat}};
+	struct mm_prog upto = *p; /* the first nr_ops ops: the run stops there */
+	struct mm_exec_opts quiet = *o;
+	char path[4096];
+	long failed_op;
+
+	upto.nr_ops = nr_ops;
+	quiet.on_violation = NULL;
+	if (mm_exec_run(ex, &upto, &quiet, &failed_op) < 0)
+		return cli_usage_error("the machine cannot be built");
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (mkdir(path, 0777))
+		return cli_usage_error("%s: cannot create it", path);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s/%s", dir, name, files[i].file);
+		FILE *f = cli_create_new(path);
+		if (!f)
+			return EXIT_USAGE;
+		files[i].print(f, mm_exec_sim(ex));
+		if (fclose(f))
+			return cli_usage_error("%s: cannot write", path);
+	}
+	return 0;
+}
+
+/*
+ * repro --dump DIR: the machine in the kernel's formats at the start, just
+ * before the failing op and at it (the run stops at the violation), each
+ * replayed from the start: the executor is deterministic.
+ */
+static int dump_run(const struct run_args *a, const struct mm_prog *p, int variant, long failed_op)
+{
+	struct mm_exec_opts o;
+	char name[64];
+	int ret;
+
+	if (mkdir(a->dump, 0777))
+		return cli_usage_error("%s: %s", a->dump,
+				       errno == EEXIST ? "exists already; not overwriting it"
+						       : "cannot create it");
+	struct mm_exec *ex = mm_exec_create();
+	if (!ex)
+		return cli_usage_error("out of memory");
+	exec_opts(a, variant, &o);
+	unsigned int at =
+		failed_op >= 0 && failed_op < (long)p->nr_ops ? (unsigned int)failed_op : p->nr_ops;
+	ret = dump_state(ex, p, 0, &o, a->dump, "start");
+	snprintf(name, sizeof(name), "before-op-%u", at);
+	if (!ret)
+		ret = dump_state(ex, p, at, &o, a->dump, name);
+	snprintf(name, sizeof(name), "at-op-%u", at);
+	if (!ret && at < p->nr_ops)
+		ret = dump_state(ex, p, at + 1, &o, a->dump, name);
+	mm_exec_destroy(ex);
+	if (!ret)
+		printf("state dumped to %s/: start/, before-op-%u/%s; each has zoneinfo, "
+		       "buddyinfo, "
+		       "pagetypeinfo and vmstat\n",
+		       a->dump, at,
+		       at < p->nr_ops ? " and at-op-N/ (N: the failing op)" : " (the end)");
+	return ret;
+}
+
 int cmd_repro(int argc, char **argv)
 {
 	struct run_args a;
@@ -234,6 +314,9 @@ int cmd_repro(int argc, char **argv)
 	variant = cli_variant(a.variant_name);
 	if (variant == MM_VARIANT_UNKNOWN)
 		return EXIT_USAGE;
+	/* Refused before anything runs: what a run found is never overwritten. */
+	if (a.dump && !access(a.dump, F_OK))
+		return cli_usage_error("%s: exists already; not overwriting it", a.dump);
 	struct mm_exec *ex = mm_exec_create();
 	if (!ex)
 		return cli_usage_error("out of memory");
@@ -273,6 +356,13 @@ int cmd_repro(int argc, char **argv)
 		printf("full trace written to %s (rerun: mmfuzz run%s%s %s)\n", a.out,
 		       variant >= 0 ? " --variant " : "", variant >= 0 ? variant_name(variant) : "",
 		       a.out);
+	}
+	if (a.dump) {
+		int d = dump_run(&a, &p, variant, ret == EXIT_VIOLATION ? failed_op : -1);
+		if (d) {
+			mm_prog_free(&p);
+			return d;
+		}
 	}
 	/* The verdict is the last line, as the exit status says it: 1 reproduced, 0 not. */
 	if (ret == EXIT_VIOLATION)

@@ -20,7 +20,9 @@ static const struct {
 	{"encode", cmd_encode, "encode TRACE.txt -o OUT  write a text trace's binary form"},
 	{"repro", cmd_repro,
 	 "repro [--variant V] [--target T] [--strict-watermarks] FILE [-o trace.txt]\n"
-	 "      print the trace up to the failing op and why; exit 1 if it reproduced"},
+	 "      [--dump DIR]  print the trace up to the failing op and why; exit 1 if it\n"
+	 "      reproduced; --dump: zoneinfo, buddyinfo, pagetypeinfo and vmstat at the\n"
+	 "      start, before the failing op and at it"},
 	{"minimize", cmd_minimize,
 	 "minimize [--variant V] [--target T] [--strict-watermarks] FILE [-o OUT.txt]\n"
 	 "      the fewest ops that fail the same way, as a trace; exit 1 minimized,\n"
