@@ -95,7 +95,7 @@ double bench_time_rounds(void (*round)(void *), void *ctx, double seconds, unsig
  * The command
  * ---------------------------------------------------------------------- */
 
-static const char usage_line[] = "mmfuzz bench [--seconds S] [--quick]";
+static const char usage_line[] = "mmfuzz bench [--seconds S] [--quick] [--policy P.so]";
 
 static int parse_seconds(const char *s, double *out)
 {
@@ -110,6 +110,7 @@ int cmd_bench(int argc, char **argv)
 {
 	double seconds = BENCH_SECONDS;
 	bool quick = false, seconds_set = false;
+	const char *policy = NULL;
 	struct bench_inputs *in;
 	int ret;
 
@@ -117,9 +118,13 @@ int cmd_bench(int argc, char **argv)
 		const char *arg = argv[i];
 		bool missing = false;
 		const char *v = cli_flag_value(argc, argv, &i, "--seconds", &missing);
+		const char *pv =
+			v || missing ? NULL : cli_flag_value(argc, argv, &i, "--policy", &missing);
 		if (missing)
-			return cli_usage_error("bench: --seconds needs a value (%s)", usage_line);
-		if (v) {
+			return cli_usage_error("bench: %s needs a value (%s)", arg, usage_line);
+		if (pv) {
+			policy = pv;
+		} else if (v) {
 			if ((ret = parse_seconds(v, &seconds)))
 				return ret;
 			seconds_set = true;
@@ -129,6 +134,8 @@ int cmd_bench(int argc, char **argv)
 			printf("usage: %s\n"
 			       "  --seconds S  time per measurement (default %.2f)\n"
 			       "  --quick      %.2f s per measurement, unless --seconds is given\n"
+			       "  --policy P   a policy plugin's .so for every machine (default: "
+			       "$MMFUZZ_POLICY)\n"
 			       "Counts are deterministic; only the times vary.\n",
 			       usage_line, BENCH_SECONDS, BENCH_QUICK_SECONDS);
 			return EXIT_CLEAN;
@@ -139,6 +146,8 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (quick && !seconds_set)
 		seconds = BENCH_QUICK_SECONDS;
+	if ((ret = cli_policy(policy)))
+		return ret;
 
 	in = malloc(sizeof(*in));
 	if (!in || bench_make_inputs(in)) {

@@ -15,11 +15,13 @@ static const struct {
 	{"trace", cmd_trace,
 	 "trace [--target T] FILE [-o OUT]  print a fuzz input (or a trace) as a text trace"},
 	{"run", cmd_run,
-	 "run [--variant V] [--check-every K] [--target T] [--strict-watermarks] FILE...\n"
+	 "run [--variant V] [--policy P.so] [--check-every K] [--target T] [--strict-watermarks] "
+	 "FILE...\n"
 	 "      run traces (text or binary), report violations"},
 	{"encode", cmd_encode, "encode TRACE.txt -o OUT  write a text trace's binary form"},
 	{"repro", cmd_repro,
-	 "repro [--variant V] [--target T] [--strict-watermarks] FILE [-o trace.txt]\n"
+	 "repro [--variant V] [--policy P.so] [--target T] [--strict-watermarks] FILE [-o "
+	 "trace.txt]\n"
 	 "      print the trace up to the failing op and why; exit 1 if it reproduced"},
 	{"variants", cmd_variants,
 	 "variants [--markdown]  list the variants and what catches them"},
@@ -27,10 +29,14 @@ static const struct {
 	{"shape", cmd_shape,
 	 "shape --zoneinfo F --cpus N [--cpus-per-node A,B] [--min-free-kbytes K]\n"
 	 "      [--watermark-scale-factor W]  the model of a real machine"},
-	{"bench", cmd_bench, "bench [--seconds S] [--quick]  print the model's speed figures"},
+	{"bench", cmd_bench,
+	 "bench [--seconds S] [--quick] [--policy P.so]  print the model's speed figures"},
 	{"stress", cmd_stress,
 	 "stress [--threads N] [--nodes N] [--duration S] [--variant V] [--pin] [--bench] ...\n"
 	 "      real threads, one per simulated CPU (mmfuzz stress --help lists the rest)"},
+	{"policy", cmd_policy,
+	 "policy build FILE.c [-o FILE.so]  compile a policy plugin for --policy\n"
+	 "      (docs/policy-lab.md)"},
 };
 
 int cli_command_help(const char *name)
