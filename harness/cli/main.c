@@ -30,10 +30,14 @@ static const struct {
 	 "shape --zoneinfo F --cpus N [--cpus-per-node A,B] [--min-free-kbytes K]\n"
 	 "      [--watermark-scale-factor W]  the model of a real machine"},
 	{"bench", cmd_bench,
-	 "bench [--seconds S] [--quick] [--policy P.so]  print the model's speed figures"},
+	 "bench [--seconds S] [--quick] [--policy P.so] [--json F] [--repeat N]\n"
+	 "      print the model's speed figures"},
 	{"stress", cmd_stress,
 	 "stress [--threads N] [--nodes N] [--duration S] [--variant V] [--pin] [--bench] ...\n"
 	 "      real threads, one per simulated CPU (mmfuzz stress --help lists the rest)"},
+	{"compare", cmd_compare,
+	 "compare A.json B.json  repeated runs' figures side by side (mmtests' layout,\n"
+	 "      '*' where Welch's t-test says p < 0.05)"},
 	{"policy", cmd_policy,
 	 "policy build FILE.c [-o FILE.so]  compile a policy plugin for --policy\n"
 	 "      (docs/policy-lab.md)"},
