@@ -216,6 +216,14 @@ const char *mm_policy_plugin_path(void); /* NULL when none is loaded */
 size_t mm_policy_hook_count(void);
 const char *mm_policy_hook_name(size_t i);
 bool mm_policy_plugin_defines(size_t i);
+/*
+ * A numeric knob as a policy for every later mm_sim_init() (mmfuzz
+ * explore): "pressure-threshold", "normal-threshold" (1..125),
+ * "pcp-batch", "pcp-high" (high = max(value, batch)); value 0 goes back
+ * to the model's rules. Returns 0, or -1 for
+ * an unknown knob, a value out of range, or a plugin already loaded.
+ */
+int mm_policy_knob_set(const char *knob, long value);
 
 /* ------------------------------------------------------------------------
  * The simulated machine

@@ -104,6 +104,56 @@ bool mm_policy_plugin_defines(size_t i)
 	return plugin_path && i < NR_HOOKS && hook_get(&plugin, i);
 }
 
+/*
+ * A knob: one policy returning a fixed value, set like a plugin (explore).
+ * May be set again; it replaces what a previous knob set.
+ */
+static long knob_value;
+
+static int knob_threshold(const struct zone *zone)
+{
+	(void)zone;
+	return (int)knob_value;
+}
+
+static int knob_batchsize(unsigned long managed)
+{
+	(void)managed;
+	return (int)knob_value;
+}
+
+static int knob_highsize(unsigned long total_pages, int batch, int nr_split_cpus)
+{
+	(void)total_pages;
+	(void)nr_split_cpus;
+	return knob_value > batch ? (int)knob_value : batch;
+}
+
+int mm_policy_knob_set(const char *knob, long value)
+{
+	static const char tag[] = "(knob)";
+
+	if (plugin_path && plugin_path != tag)
+		return -1; /* a plugin is loaded: it is the policy under test */
+	memset(&plugin, 0, sizeof(plugin));
+	plugin_path = NULL;
+	if (!value)
+		return 0; /* back to the model's rules */
+	if (!strcmp(knob, "pressure-threshold") && value >= 1 && value <= 125)
+		plugin.pressure_threshold = knob_threshold;
+	else if (!strcmp(knob, "normal-threshold") && value >= 1 && value <= 125)
+		plugin.normal_threshold = knob_threshold;
+	else if (!strcmp(knob, "pcp-batch") && value >= 1 && value <= 1 << 20)
+		plugin.zone_batchsize = knob_batchsize;
+	else if (!strcmp(knob, "pcp-high") && value >= 1 && value <= 1 << 24)
+		plugin.zone_highsize = knob_highsize;
+	else
+		return -1;
+	knob_value = value;
+	plugin_path = tag;
+	return 0;
+}
+
 const struct mm_policy *_mm_policy_plugin(void)
 {
 	return plugin_path ? &plugin : NULL;

@@ -38,6 +38,11 @@ static const struct {
 	{"compare", cmd_compare,
 	 "compare A.json B.json  repeated runs' figures side by side (mmtests' layout,\n"
 	 "      '*' where Welch's t-test says p < 0.05)"},
+	{"explore", cmd_explore,
+	 "explore KNOB [--zoneinfo F] [--cpus N] [--probes P] [--ops K] [--seed S]\n"
+	 "      [--range LO,HI] [--values V,...]  the largest value of a policy knob\n"
+	 "      (pressure-threshold, normal-threshold, pcp-batch, pcp-high) that keeps\n"
+	 "      the invariants"},
 	{"policy", cmd_policy,
 	 "policy build FILE.c [-o FILE.so]  compile a policy plugin for --policy\n"
 	 "      (docs/policy-lab.md)"},
