@@ -48,6 +48,8 @@ static void abort_on_violation(const struct mm_violation *v, void *arg)
 	fprintf(stderr, "mmfuzz: %s\n", line);
 	if (opts.variant >= 0)
 		fprintf(stderr, "mmfuzz: variant %s\n", mm_variant_at((size_t)opts.variant)->name);
+	if (mm_policy_plugin_path())
+		fprintf(stderr, "mmfuzz: policy %s\n", mm_policy_plugin_path());
 	fflush(stderr);
 	abort();
 }
@@ -61,6 +63,16 @@ static void setup(void)
 		fprintf(stderr, "mmfuzz: unknown MMFUZZ_VARIANT '%s' (see 'mmfuzz variants')\n",
 			name);
 		exit(2);
+	}
+	/* a policy plugin (docs/policy-lab.md): every machine of the run uses it */
+	name = getenv("MMFUZZ_POLICY");
+	if (name && name[0]) {
+		char err[1024];
+
+		if (mm_policy_plugin_load(name, err, sizeof(err)) < 0) {
+			fprintf(stderr, "mmfuzz: MMFUZZ_POLICY: %s\n", err);
+			exit(2);
+		}
 	}
 	exec = mm_exec_create();
 	if (!exec) {

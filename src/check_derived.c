@@ -5,7 +5,9 @@
  * online CPUs, sysctls, node shape) at known points is recomputed here,
  * from the kernel's formulas written out again, and compared with what
  * the model stored. None of these checks calls the function that computed
- * the value it checks.
+ * the value it checks. A policy plugin's rule (docs/policy-lab.md) is
+ * the policy under test, not a bug: where one is loaded, its function is
+ * the rule its quantity is held against; the other invariants judge it.
  *
  * Where the kernel itself leaves a value stale, the rule is held against
  * the inputs of the kernel's last recompute, kept in a shadow the checker
@@ -105,7 +107,13 @@ MM_SCAN_INLINE static unsigned long rule_lowmem_reserve(const struct pglist_data
 /* models zone_batchsize() with its caller's max(1, .): 2^n - 1 from about 0.025% */
 MM_SCAN_INLINE static int rule_pcp_batch(unsigned long managed)
 {
+	const struct mm_policy *plugin = _mm_policy_plugin();
 	unsigned long b = managed / 1024, p = 1;
+
+	if (plugin && plugin->zone_batchsize) {
+		int pb = plugin->zone_batchsize(managed);
+		return pb > 1 ? pb : 1;
+	}
 
 	if (b > 256) /* SZ_1M / PAGE_SIZE */
 		b = 256;
@@ -120,13 +128,20 @@ MM_SCAN_INLINE static int rule_pcp_batch(unsigned long managed)
 /* models zone_highsize() (6.7+): total over the node's online CPUs (split), at least 4 batches */
 MM_SCAN_INLINE static int rule_pcp_high(unsigned long total, int batch, unsigned int split)
 {
+	const struct mm_policy *plugin = _mm_policy_plugin();
 	unsigned long high = total / split;
+
+	if (plugin && plugin->zone_highsize)
+		return plugin->zone_highsize(total, batch, (int)split);
 	return high > 4UL * (unsigned long)batch ? (int)high : 4 * batch;
 }
 
 /* models calculate_normal_threshold() */
 MM_SCAN_INLINE static int rule_normal_threshold(const struct mm_sim *sim, const struct zone *zone)
 {
+	const struct mm_policy *plugin = _mm_policy_plugin();
+	if (plugin && plugin->normal_threshold)
+		return plugin->normal_threshold(zone);
 	int cpus = fls_rule(mm_num_online_cpus(sim));
 	int mem = fls_rule(zone_managed_pages(zone) >> (27 - MM_PAGE_SHIFT));
 	int t = 2 * cpus * (1 + mem);
@@ -137,6 +152,9 @@ MM_SCAN_INLINE static int rule_normal_threshold(const struct mm_sim *sim, const 
 /* models calculate_pressure_threshold() (88f5acf88ae6): clamp((low - min) / CPUs, 1, 125) */
 static int rule_pressure_threshold(const struct mm_sim *sim, const struct zone *zone)
 {
+	const struct mm_policy *plugin = _mm_policy_plugin();
+	if (plugin && plugin->pressure_threshold)
+		return plugin->pressure_threshold(zone);
 	long gap = (long)wmark_pages(zone, WMARK_LOW) - (long)wmark_pages(zone, WMARK_MIN);
 	long t = gap / (long)mm_num_online_cpus(sim);
 

@@ -285,6 +285,10 @@ struct mm_policy {
 
 void _mm_policy_default(struct mm_policy *p);
 void _mm_policy_apply_variant(struct mm_policy *p, int variant);
+/* The hooks a loaded policy plugin defines (src/policy_plugin.c) */
+void _mm_policy_apply_plugin(struct mm_policy *p);
+/* The loaded plugin's hooks (NULL where it keeps the model's rule), or NULL */
+const struct mm_policy *_mm_policy_plugin(void);
 
 /* ------------------------------------------------------------------------
  * The machine

@@ -213,6 +213,27 @@ const char *mm_variant_kind_name(enum mm_variant_kind kind); /* "bug", "race", "
  */
 int mm_variant_lookup(const char *name);
 
+/*
+ * A policy plugin (src/policy_plugin.c, docs/policy-lab.md): a shared
+ * object defining policy functions by their kernel names. Loaded once per
+ * process; every later mm_sim_init() applies what it defines on top of the
+ * variant. Returns the number of hooks it defines, or -1 with one line in
+ * err (unloadable, or none of the hooks).
+ */
+int mm_policy_plugin_load(const char *path, char *err, size_t errlen);
+const char *mm_policy_plugin_path(void); /* NULL when none is loaded */
+size_t mm_policy_hook_count(void);
+const char *mm_policy_hook_name(size_t i);
+bool mm_policy_plugin_defines(size_t i);
+/*
+ * A numeric knob as a policy for every later mm_sim_init() (mmfuzz
+ * explore): "pressure-threshold", "normal-threshold" (1..125),
+ * "pcp-batch", "pcp-high" (high = max(value, batch)); value 0 goes back
+ * to the model's rules. Returns 0, or -1 for
+ * an unknown knob, a value out of range, or a plugin already loaded.
+ */
+int mm_policy_knob_set(const char *knob, long value);
+
 /* ------------------------------------------------------------------------
  * The simulated machine
  * ---------------------------------------------------------------------- */

@@ -263,6 +263,7 @@ int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
 	sim->reset_bytes = 0;
 	_mm_policy_default(&sim->policy);
 	_mm_policy_apply_variant(&sim->policy, variant);
+	_mm_policy_apply_plugin(&sim->policy);
 	sim->variant = variant;
 	_mm_topology_init(sim);
 	sim->min_free_kbytes = cfg->min_free_kbytes;

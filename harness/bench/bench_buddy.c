@@ -3,6 +3,7 @@
  * bench_buddy.c - mmfuzz bench: buddy alloc+free pairs against glibc malloc/free.
  */
 #include "bench.h"
+#include "results.h"
 
 #include <limits.h>
 #include <malloc.h>
@@ -159,6 +160,11 @@ int bench_pairs(double seconds)
 		double pairs_malloc = (double)malloc_rounds * c.n;
 		double ns_model = t_model * 1e9 / pairs_model;
 		double ns_malloc = t_malloc * 1e9 / pairs_malloc;
+		char row[64];
+		snprintf(row, sizeof(row), "order %u %s", c.order,
+			 c.order > 3 || !rows[r].pcp ? "buddy" : "pcp");
+		results_metric("pairs", row, "model_ns_per_pair", ns_model);
+		results_metric("pairs", row, "glibc_ns_per_pair", ns_malloc);
 		printf("%5u %5s %9zu %5u  %14.2f %8.1f  %14.2f %8.1f  %10.2fx  %8.3f %11.3f "
 		       "%11.3f\n",
 		       c.order,

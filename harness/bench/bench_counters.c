@@ -4,6 +4,7 @@
  * loop and the per-cpu cost of a fork.
  */
 #include "bench.h"
+#include "results.h"
 
 #include <limits.h>
 #include <malloc.h>
@@ -82,6 +83,11 @@ static int seed003_row(struct mm_sim *sim, unsigned int ncpus, const char *varia
 	unsigned long long folds = c1.committed_folds - c0.committed_folds;
 	unsigned long long locks = (c1.pcpu_folds - c0.pcpu_folds) + (c1.pcpu_sums - c0.pcpu_sums) +
 				   (c1.list_lock_acquisitions - c0.list_lock_acquisitions);
+	char row[80];
+	snprintf(row, sizeof(row), "%s %u cpus", variant ? variant : "policy", ncpus);
+	results_metric("seed003", row, "folds_per_1000call",
+		       1000.0 * (double)folds / (double)calls);
+	results_metric("seed003", row, "ns_per_call", t * 1e9 / (double)calls);
 	printf("%-34s %5u %6d %14.1f %14.1f %9.1f\n", variant ? variant : "policy batch (3.11+)",
 	       ncpus, batch, 1000.0 * (double)folds / (double)calls,
 	       1000.0 * (double)locks / (double)calls, t * 1e9 / (double)calls);

@@ -34,6 +34,7 @@
  * measured, and the seeds' variants by name: MMFUZZ_VARIANT is ignored.
  */
 #include "bench.h"
+#include "results.h"
 
 #include <limits.h>
 #include <malloc.h>
@@ -95,7 +96,8 @@ double bench_time_rounds(void (*round)(void *), void *ctx, double seconds, unsig
  * The command
  * ---------------------------------------------------------------------- */
 
-static const char usage_line[] = "mmfuzz bench [--seconds S] [--quick]";
+static const char usage_line[] =
+	"mmfuzz bench [--seconds S] [--quick] [--policy P.so] [--json FILE] [--repeat N]";
 
 static int parse_seconds(const char *s, double *out)
 {
@@ -106,55 +108,10 @@ static int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
-int cmd_bench(int argc, char **argv)
+/* The tables, once: one run of the results */
+static int bench_tables(const struct bench_inputs *in, double seconds)
 {
-	double seconds = BENCH_SECONDS;
-	bool quick = false, seconds_set = false;
-	struct bench_inputs *in;
-	int ret;
-
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		bool missing = false;
-		const char *v = cli_flag_value(argc, argv, &i, "--seconds", &missing);
-		if (missing)
-			return cli_usage_error("bench: --seconds needs a value (%s)", usage_line);
-		if (v) {
-			if ((ret = parse_seconds(v, &seconds)))
-				return ret;
-			seconds_set = true;
-		} else if (!strcmp(arg, "--quick")) {
-			quick = true;
-		} else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-			printf("usage: %s\n"
-			       "  --seconds S  time per measurement (default %.2f)\n"
-			       "  --quick      %.2f s per measurement, unless --seconds is given\n"
-			       "Counts are deterministic; only the times vary.\n",
-			       usage_line, BENCH_SECONDS, BENCH_QUICK_SECONDS);
-			return EXIT_CLEAN;
-		} else {
-			return cli_usage_error("bench: unknown argument '%s' (%s)", arg,
-					       usage_line);
-		}
-	}
-	if (quick && !seconds_set)
-		seconds = BENCH_QUICK_SECONDS;
-
-	in = malloc(sizeof(*in));
-	if (!in || bench_make_inputs(in)) {
-		free(in);
-		return cli_usage_error("bench: out of memory");
-	}
-	printf("mmfuzz bench: %.2f s per measurement; counts are per op and deterministic, "
-	       "times vary\n\n",
-	       seconds);
-#if defined(BENCH_SANITIZED) || !defined(__OPTIMIZE__)
-	printf("note: this mmfuzz is built with sanitizers or without optimization (and\n"
-	       "malloc may be the sanitizer's); the release preset gives the plain figures\n\n");
-#endif
-	printf("%-34s %zu bytes\n\n", "page descriptor (struct page)", mm_page_descriptor_size());
-
-	ret = bench_pairs(seconds);
+	int ret = bench_pairs(seconds);
 	if (!ret) {
 		putchar('\n');
 		ret = bench_seed000();
@@ -189,9 +146,90 @@ int cmd_bench(int argc, char **argv)
 		putchar('\n');
 		ret = bench_targets(in, seconds);
 	}
+	return ret;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	double seconds = BENCH_SECONDS;
+	bool quick = false, seconds_set = false;
+	const char *policy = NULL, *json = NULL;
+	unsigned int repeat = 1;
+	struct bench_inputs *in;
+	int ret = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		bool missing = false;
+		const char *v;
+
+		if ((v = cli_flag_value(argc, argv, &i, "--seconds", &missing))) {
+			if ((ret = parse_seconds(v, &seconds)))
+				return ret;
+			seconds_set = true;
+		} else if ((v = cli_flag_value(argc, argv, &i, "--policy", &missing))) {
+			policy = v;
+		} else if ((v = cli_flag_value(argc, argv, &i, "--json", &missing))) {
+			json = v;
+		} else if ((v = cli_flag_value(argc, argv, &i, "--repeat", &missing))) {
+			if (!cli_parse_uint(v, 1, 1000, &repeat))
+				return cli_usage_error(
+					"bench: --repeat takes 1..1000 runs, not '%s'", v);
+		} else if (missing) {
+			return cli_usage_error("bench: %s needs a value (%s)", arg, usage_line);
+		} else if (!strcmp(arg, "--quick")) {
+			quick = true;
+		} else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			printf("usage: %s\n"
+			       "  --seconds S  time per measurement (default %.2f)\n"
+			       "  --quick      %.2f s per measurement, unless --seconds is given\n"
+			       "  --policy P   a policy plugin's .so for every machine (default: "
+			       "$MMFUZZ_POLICY)\n"
+			       "  --json FILE  write the figures of every run as JSON "
+			       "(docs/results-json.md)\n"
+			       "  --repeat N   run the tables N times (for mmfuzz compare)\n"
+			       "Counts are deterministic; only the times vary.\n",
+			       usage_line, BENCH_SECONDS, BENCH_QUICK_SECONDS);
+			return EXIT_CLEAN;
+		} else {
+			return cli_usage_error("bench: unknown argument '%s' (%s)", arg,
+					       usage_line);
+		}
+	}
+	if (quick && !seconds_set)
+		seconds = BENCH_QUICK_SECONDS;
+	if ((ret = cli_policy(policy)))
+		return ret;
+	if (json && (ret = results_begin("bench", json)))
+		return ret;
+
+	in = malloc(sizeof(*in));
+	if (!in || bench_make_inputs(in)) {
+		free(in);
+		return cli_usage_error("bench: out of memory");
+	}
+	printf("mmfuzz bench: %.2f s per measurement; counts are per op and deterministic, "
+	       "times vary\n\n",
+	       seconds);
+#if defined(BENCH_SANITIZED) || !defined(__OPTIMIZE__)
+	printf("note: this mmfuzz is built with sanitizers or without optimization (and\n"
+	       "malloc may be the sanitizer's); the release preset gives the plain figures\n\n");
+#endif
+	printf("%-34s %zu bytes\n\n", "page descriptor (struct page)", mm_page_descriptor_size());
+
+	for (unsigned int r = 0; !ret && r < repeat; r++) {
+		if (repeat > 1)
+			printf("== run %u of %u\n\n", r + 1, repeat);
+		ret = bench_tables(in, seconds);
+		results_next_run();
+		if (r + 1 < repeat)
+			putchar('\n');
+	}
 	free(in);
 	if (ret)
 		return EXIT_USAGE;
+	if ((ret = results_write()))
+		return ret;
 	if (bench_violations) {
 		printf("\nthe correct model reported %lu violation(s): see the first above\n",
 		       bench_violations);

@@ -4,6 +4,7 @@
  * zone->lock trips.
  */
 #include "bench.h"
+#include "results.h"
 
 #include <limits.h>
 #include <malloc.h>
@@ -77,6 +78,10 @@ static int seed000_row(struct mm_sim *sim, const char *variant, long long *pfn, 
 		return -1;
 	}
 	unsigned long long locks = st.zone_lock_acquisitions - locks0;
+	const char *row = variant ? variant : "fixed";
+	results_metric("seed000", row, "locks_per_1000op",
+		       1000.0 * (double)locks / (double)page_ops);
+	results_metric("seed000", row, "ns_per_op", t * 1e9 / (double)page_ops);
 	printf("%-34s %5d %8d %8d %12.1f %12.1f %10.1f\n",
 	       variant ? variant : "fixed (3e8fc0075e24)", pi.batch, pi.high_min, pi.high_max,
 	       1000.0 * (double)locks / (double)page_ops,

@@ -11,6 +11,7 @@
  * the reclaimable allocations through their handles.
  */
 #include "bench.h"
+#include "results.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,15 @@ static int seed002_row(struct mm_exec *ex, struct mm_prog *p, unsigned int ncpus
 	struct mm_sim *sim = mm_exec_sim(ex);
 	mm_sim_stats(sim, &st);
 	mm_zone_info(sim, 0, ZONE_NORMAL, &zi);
+	char row[64];
+	snprintf(row, sizeof(row), "%u cpus %s", ncpus, variant ? "normal" : "pressure");
+	results_metric("seed002", row, "folds_per_1000",
+		       st.vmstat_updates
+			       ? 1000.0 * (double)st.vmstat_folds / (double)st.vmstat_updates
+			       : 0.0);
+	results_metric("seed002", row, "max_drift", (double)zi.max_drift);
+	results_metric("seed002", row, "vs_min",
+		       (double)(zi.min_exact_free - (long)zi.wmark[WMARK_MIN]));
 	printf("%5u %-10s %11.1f %10ld %9ld %8ld %10llu %9llu %10llu %9lu\n", ncpus,
 	       variant ? "normal" : "pressure",
 	       st.vmstat_updates ? 1000.0 * (double)st.vmstat_folds / (double)st.vmstat_updates

@@ -39,6 +39,11 @@ bool cli_parse_seconds(const char *s, double lo, double hi, double *v);
 int cli_load_prog(const char *path, const char *target, struct mm_prog *p, const char **used);
 /* Resolves --variant NAME or MMFUZZ_VARIANT; MM_VARIANT_UNKNOWN after a message if unknown. */
 int cli_variant(const char *flag_value);
+/*
+ * Loads --policy FILE.so or $MMFUZZ_POLICY (docs/policy-lab.md) and names
+ * the hooks it defines on stderr; EXIT_USAGE after one line if it cannot.
+ */
+int cli_policy(const char *flag_value);
 /* CLOCK_MONOTONIC in seconds: what the bench and the stress tool time with. */
 double cli_now(void);
 /* Prints a one-line error and returns EXIT_USAGE. */
@@ -82,5 +87,8 @@ int cmd_ops(int argc, char **argv);
 int cmd_shape(int argc, char **argv);
 int cmd_bench(int argc, char **argv);  /* harness/bench/ */
 int cmd_stress(int argc, char **argv); /* harness/stress/ */
+int cmd_policy(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_explore(int argc, char **argv);
 
 #endif

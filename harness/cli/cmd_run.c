@@ -24,6 +24,7 @@ struct run_args {
 	const char *out;
 	const char *dump; /* repro --dump DIR */
 	const char *variant_name;
+	const char *policy; /* --policy: a plugin's .so */
 	const char *target; /* --target: the fuzz target a binary input came from */
 	const char *shape;  /* the machine shape a binary input decoded with */
 	bool strict_watermarks;
@@ -44,6 +45,8 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool allow_out)
 			return -1;
 		} else if ((v = cli_flag_value(argc, argv, &i, "--variant", &missing))) {
 			a->variant_name = v;
+		} else if ((v = cli_flag_value(argc, argv, &i, "--policy", &missing))) {
+			a->policy = v;
 		} else if ((v = cli_flag_value(argc, argv, &i, "--target", &missing))) {
 			a->target = v;
 		} else if (!strcmp(arg, "--strict-watermarks")) {
@@ -207,6 +210,8 @@ int cmd_run(int argc, char **argv)
 	variant = cli_variant(a.variant_name);
 	if (variant == MM_VARIANT_UNKNOWN)
 		return EXIT_USAGE;
+	if ((ret = cli_policy(a.policy)))
+		return ret;
 	ex = mm_exec_create();
 	if (!ex)
 		return cli_usage_error("out of memory");
@@ -317,6 +322,8 @@ int cmd_repro(int argc, char **argv)
 	/* Refused before anything runs: what a run found is never overwritten. */
 	if (a.dump && !access(a.dump, F_OK))
 		return cli_usage_error("%s: exists already; not overwriting it", a.dump);
+	if ((ret = cli_policy(a.policy)))
+		return ret;
 	struct mm_exec *ex = mm_exec_create();
 	if (!ex)
 		return cli_usage_error("out of memory");
@@ -328,7 +335,9 @@ int cmd_repro(int argc, char **argv)
 		mm_prog_free(&p);
 		return ret;
 	}
-	printf("# repro of %s (variant %s%s%s%s)\n", a.file, variant_name(variant),
+	printf("# repro of %s (variant %s%s%s%s%s%s)\n", a.file, variant_name(variant),
+	       mm_policy_plugin_path() ? ", policy " : "",
+	       mm_policy_plugin_path() ? mm_policy_plugin_path() : "",
 	       a.strict_watermarks ? ", strict watermarks" : "", shape ? ", machine shape of " : "",
 	       shape ? shape : "");
 	mm_print_config(stdout, &p.cfg);
@@ -353,9 +362,10 @@ int cmd_repro(int argc, char **argv)
 		}
 		mm_print_prog(f, &p);
 		fclose(f);
-		printf("full trace written to %s (rerun: mmfuzz run%s%s %s)\n", a.out,
+		printf("full trace written to %s (rerun: mmfuzz run%s%s%s%s %s)\n", a.out,
 		       variant >= 0 ? " --variant " : "", variant >= 0 ? variant_name(variant) : "",
-		       a.out);
+		       mm_policy_plugin_path() ? " --policy " : "",
+		       mm_policy_plugin_path() ? mm_policy_plugin_path() : "", a.out);
 	}
 	if (a.dump) {
 		int d = dump_run(&a, &p, variant, ret == EXIT_VIOLATION ? failed_op : -1);
@@ -392,6 +402,8 @@ int cmd_minimize(int argc, char **argv)
 	variant = cli_variant(a.variant_name);
 	if (variant == MM_VARIANT_UNKNOWN)
 		return EXIT_USAGE;
+	if ((ret = cli_policy(a.policy)))
+		return ret;
 	struct mm_exec *ex = mm_exec_create();
 	if (!ex)
 		return cli_usage_error("out of memory");

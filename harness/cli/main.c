@@ -15,28 +15,42 @@ static const struct {
 	{"trace", cmd_trace,
 	 "trace [--target T] FILE [-o OUT]  print a fuzz input (or a trace) as a text trace"},
 	{"run", cmd_run,
-	 "run [--variant V] [--check-every K] [--target T] [--strict-watermarks] FILE...\n"
+	 "run [--variant V] [--policy P.so] [--check-every K] [--target T] [--strict-watermarks] "
+	 "FILE...\n"
 	 "      run traces (text or binary), report violations"},
 	{"encode", cmd_encode, "encode TRACE.txt -o OUT  write a text trace's binary form"},
 	{"repro", cmd_repro,
-	 "repro [--variant V] [--target T] [--strict-watermarks] FILE [-o trace.txt]\n"
-	 "      [--dump DIR]  print the trace up to the failing op and why; exit 1 if it\n"
-	 "      reproduced; --dump: zoneinfo, buddyinfo, pagetypeinfo and vmstat at the\n"
-	 "      start, before the failing op and at it"},
+	 "repro [--variant V] [--policy P.so] [--target T] [--strict-watermarks] FILE\n"
+	 "      [-o trace.txt] [--dump DIR]  print the trace up to the failing op and why;\n"
+	 "      exit 1 if it reproduced; --dump: zoneinfo, buddyinfo, pagetypeinfo and\n"
+	 "      vmstat at the start, before the failing op and at it"},
 	{"minimize", cmd_minimize,
-	 "minimize [--variant V] [--target T] [--strict-watermarks] FILE [-o OUT.txt]\n"
-	 "      the fewest ops that fail the same way, as a trace; exit 1 minimized,\n"
-	 "      0 clean, 3 flaky (the violation did not come back on 10 of 10 runs)"},
+	 "minimize [--variant V] [--policy P.so] [--target T] [--strict-watermarks] FILE\n"
+	 "      [-o OUT.txt]  the fewest ops that fail the same way, as a trace; exit 1\n"
+	 "      minimized, 0 clean, 3 flaky (the violation did not come back on 10 of 10 runs)"},
 	{"variants", cmd_variants,
 	 "variants [--markdown]  list the variants and what catches them"},
 	{"ops", cmd_ops, "ops                   list the op kinds, each with its line in a trace"},
 	{"shape", cmd_shape,
 	 "shape --zoneinfo F --cpus N [--cpus-per-node A,B] [--min-free-kbytes K]\n"
 	 "      [--watermark-scale-factor W]  the model of a real machine"},
-	{"bench", cmd_bench, "bench [--seconds S] [--quick]  print the model's speed figures"},
+	{"bench", cmd_bench,
+	 "bench [--seconds S] [--quick] [--policy P.so] [--json F] [--repeat N]\n"
+	 "      print the model's speed figures"},
 	{"stress", cmd_stress,
 	 "stress [--threads N] [--nodes N] [--duration S] [--variant V] [--pin] [--bench] ...\n"
 	 "      real threads, one per simulated CPU (mmfuzz stress --help lists the rest)"},
+	{"compare", cmd_compare,
+	 "compare A.json B.json  repeated runs' figures side by side (mmtests' layout,\n"
+	 "      '*' where Welch's t-test says p < 0.05)"},
+	{"explore", cmd_explore,
+	 "explore KNOB [--zoneinfo F] [--cpus N] [--probes P] [--ops K] [--seed S]\n"
+	 "      [--range LO,HI] [--values V,...]  the largest value of a policy knob\n"
+	 "      (pressure-threshold, normal-threshold, pcp-batch, pcp-high) that keeps\n"
+	 "      the invariants"},
+	{"policy", cmd_policy,
+	 "policy build FILE.c [-o FILE.so]  compile a policy plugin for --policy\n"
+	 "      (docs/policy-lab.md)"},
 };
 
 int cli_command_help(const char *name)

@@ -208,6 +208,24 @@ int cli_variant(const char *flag_value)
 	return v;
 }
 
+int cli_policy(const char *flag_value)
+{
+	const char *path = flag_value ? flag_value : getenv("MMFUZZ_POLICY");
+	char err[1024];
+
+	if (!path || !path[0])
+		return EXIT_CLEAN;
+	if (mm_policy_plugin_load(path, err, sizeof(err)) < 0)
+		return cli_usage_error("policy plugin: %s", err);
+	/* which rules are the plugin's, on stderr: the results stay comparable */
+	fprintf(stderr, "mmfuzz: policy %s:", path);
+	for (size_t i = 0; i < mm_policy_hook_count(); i++)
+		if (mm_policy_plugin_defines(i))
+			fprintf(stderr, " %s", mm_policy_hook_name(i));
+	fputc('\n', stderr);
+	return EXIT_CLEAN;
+}
+
 FILE *cli_create_new(const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);

@@ -58,7 +58,7 @@ const char *__lsan_default_options(void)
 static void usage(FILE *f)
 {
 	fputs("usage: mmfuzz stress [--threads N] [--nodes N] [--cpus-per-node A,B,...]\n"
-	      "         [--zone-pages P] [--duration S] [--seed X] [--variant V]\n"
+	      "         [--zone-pages P] [--duration S] [--seed X] [--variant V] [--policy P.so]\n"
 	      "         [--weights KEY=W,...] [--mix default|pcp|zone-lock] [--pin]\n"
 	      "         [--quiesce-ms M] [--watchdog S] [--out DIR] [--deferred-init P]\n"
 	      "         [--bench]\n"
@@ -73,6 +73,7 @@ static void usage(FILE *f)
 	      "  --duration S       seconds to run (default 30)\n"
 	      "  --seed X           seeds each thread's op stream (default 1)\n"
 	      "  --variant V        run a variant (default: $MMFUZZ_VARIANT or none)\n"
+	      "  --policy P.so      a policy plugin (default: $MMFUZZ_POLICY or none)\n"
 	      "  --weights K=W,...  the workload mix; keys:\n",
 	      f);
 	for (unsigned int e = 0; e < stress_mix_len; e++)
@@ -102,7 +103,7 @@ static void usage(FILE *f)
 struct flags {
 	struct stress_opts o;
 	bool threads_set, nodes_set, cpus_set, duration_set, bench;
-	const char *weights, *variant;
+	const char *weights, *variant, *policy;
 };
 
 static int parse_cpus(const char *s, struct flags *f)
@@ -294,6 +295,8 @@ static int parse_flags(int argc, char **argv, struct flags *f)
 						       v);
 		} else if ((v = cli_flag_value(argc, argv, &i, "--variant", &missing))) {
 			f->variant = v;
+		} else if ((v = cli_flag_value(argc, argv, &i, "--policy", &missing))) {
+			f->policy = v;
 		} else if ((v = cli_flag_value(argc, argv, &i, "--weights", &missing))) {
 			f->weights = v;
 		} else if ((v = cli_flag_value(argc, argv, &i, "--mix", &missing))) {
@@ -342,6 +345,8 @@ static int parse_flags(int argc, char **argv, struct flags *f)
 	f->o.variant = cli_variant(f->variant);
 	if (f->o.variant == MM_VARIANT_UNKNOWN)
 		return EXIT_USAGE;
+	if ((ret = cli_policy(f->policy)))
+		return ret;
 	if (f->o.out_dir) {
 		struct stat st;
 		if (stat(f->o.out_dir, &st) || !S_ISDIR(st.st_mode))
