@@ -236,8 +236,12 @@ START_TEST(test_free_diff_out_of_range)
 	struct mm_sim *sim = small(2);
 	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
 
-	/* A diff on every CPU, so a read in range would not give 0. */
-	for (int cpu = 0; cpu < 2; cpu++)
+	/*
+	 * A diff on every CPU, so a read in range would not give 0; the
+	 * slots either side of the zone's (other zones' CPUs, in the same
+	 * buffer) too, so a read one past either end would not either.
+	 */
+	for (int cpu = -1; cpu <= 2; cpu++)
 		z->per_cpu_zonestats[cpu].vm_stat_diff[NR_FREE_PAGES] = 3;
 	ck_assert_int_eq(mm_zone_free_diff(sim, 0, ZONE_NORMAL, 1), 3);
 	ck_assert_int_eq(mm_zone_free_diff(sim, -1, ZONE_NORMAL, 0), 0);
@@ -245,7 +249,7 @@ START_TEST(test_free_diff_out_of_range)
 	ck_assert_int_eq(mm_zone_free_diff(sim, 0, (enum zone_type)MAX_NR_ZONES, 0), 0);
 	ck_assert_int_eq(mm_zone_free_diff(sim, 0, ZONE_NORMAL, -1), 0);
 	ck_assert_int_eq(mm_zone_free_diff(sim, 0, ZONE_NORMAL, 2), 0);
-	for (int cpu = 0; cpu < 2; cpu++)
+	for (int cpu = -1; cpu <= 2; cpu++)
 		z->per_cpu_zonestats[cpu].vm_stat_diff[NR_FREE_PAGES] = 0;
 	mm_sim_destroy(sim);
 }
@@ -274,6 +278,8 @@ static const struct {
 	{1024, 320, false, 470},
 	/* 1 << 21 pages: 2^20 - 2048 - min(2^21 / 32, 32768) = 1013760 */
 	{1UL << 21, 1UL << 21, false, 1048576 - 2048 - 32768},
+	/* 32768 * 32.5 pages: ram / 32 = 33280 is past the cap, ram / 33 is not */
+	{1064960, 1UL << 22, false, 532480 - 2048 - 32768},
 };
 
 START_TEST(test_never_reserves)
