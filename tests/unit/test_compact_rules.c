@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_compact_rules.c - compaction rules of mm/compaction.c (6.x) on
+ * zones small enough to work out by hand.
+ *
+ * __reset_isolation_suitable(), after a flush was asked for
+ * (compact_blockskip_flush): migrate_pfn walks up from the zone's start
+ * and free_pfn down from its last pfn, a pageblock per step, while
+ * migrate_pfn < free_pfn. The first block from below whose sample (every
+ * 8th page from the block's start) holds a PageLRU page becomes
+ * reset_migrate: compact_init_migrate_pfn and BOTH cached migrate pfns
+ * (async [0] and sync [1]) take it. The first block from above, movable,
+ * whose sample holds a free (buddy) page becomes reset_free. If
+ * reset_migrate >= reset_free (no source was found: reset_migrate starts
+ * at the zone's last pfn), both cached migrate pfns take the walk's final
+ * migrate_pfn and the cached free pfn its final free_pfn.
+ *
+ * The zone: pfns [0, 64), pageblock_order 2 (4 pages), max_order 3. The
+ * walk: migrate_pfn 0, 4, ..., 28 against free_pfn 63, 59, ..., 35; it
+ * ends at migrate_pfn 32, free_pfn 31. PageLRU is an allocated order-0
+ * movable page.
+ */
+#include "common.h"
+#include "internal.h"
+
+#define GFP_MOV (MM_GFP_MOVABLE | MM_GFP_KERNEL)
+#define GFP_UNM MM_GFP_KERNEL
+
+static const struct {
+	const char *name;
+	unsigned int gfp;
+	bool lru; /* the allocations are PageLRU */
+} reset_rows[] = {
+	{"movable pages: the lowest sampled one is the restart", GFP_MOV, true},
+	{"unmovable pages only: no source, the walk's end", GFP_UNM, false},
+};
+
+START_TEST(test_reset_isolation_suitable)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *z;
+	uint64_t want = 32; /* no source: the final migrate_pfn */
+	bool free_block = false;
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	sim = sim_new_buddy_only(&cfg);
+	mm_set_current_cpu(0);
+	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	for (int i = 0; i < 8; i++) {
+		uint32_t gen;
+		long long pfn = mm_alloc_pages(sim, 0, reset_rows[_i].gfp, -1, 1, &gen);
+
+		ck_assert_int_ge(pfn, 0);
+		/* Sampled by the migrate side: a block start below the meeting point. */
+		if (reset_rows[_i].lru && pfn % 4 == 0 && pfn < 32 && (uint64_t)pfn < want)
+			want = (uint64_t)pfn;
+	}
+	/* The free side finds a target above: a free movable block start it samples. */
+	for (uint64_t b = 60; b >= 32; b -= 4)
+		if (pfn_to_page(sim, b)->state == PG_BUDDY &&
+		    get_pfnblock_migratetype(sim, b) == MIGRATE_MOVABLE)
+			free_block = true;
+	ck_assert_msg(free_block, "precondition: a free movable block start in [32, 64)");
+	ck_assert_msg(!reset_rows[_i].lru || want < 32,
+		      "precondition: a movable page at a block start below 32");
+
+	/* Stale positions the reset must overwrite, both of them. */
+	z->compact_cached_migrate_pfn[0] = 36;
+	z->compact_cached_migrate_pfn[1] = 40;
+	z->compact_blockskip_flush = true;
+	mm_reset_isolation_suitable(sim, 0);
+	ck_assert_msg(!z->compact_blockskip_flush, "%s: flush flag still set", reset_rows[_i].name);
+	ck_assert_msg(z->compact_cached_migrate_pfn[0] == want, "%s: async %llu, want %llu",
+		      reset_rows[_i].name, (unsigned long long)z->compact_cached_migrate_pfn[0],
+		      (unsigned long long)want);
+	ck_assert_msg(z->compact_cached_migrate_pfn[1] == want, "%s: sync %llu, want %llu",
+		      reset_rows[_i].name, (unsigned long long)z->compact_cached_migrate_pfn[1],
+		      (unsigned long long)want);
+	if (reset_rows[_i].lru)
+		ck_assert_uint_eq(z->compact_init_migrate_pfn, want);
+	else
+		ck_assert_uint_eq(z->compact_cached_free_pfn, 31);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+static Suite *compact_rules_suite(void)
+{
+	Suite *s = suite_create("compact_rules");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_loop_test(tc, test_reset_isolation_suitable, 0, (int)ARRAY_SIZE(reset_rows));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(compact_rules_suite());
+}
