@@ -40,6 +40,8 @@ static void vfirst_handler(const struct mm_violation *v, void *arg)
 struct where {
 	int node, zone, cpu;
 	long long pfn;
+	bool check_expected; /* and expected is the kernel's value below */
+	long long expected;
 };
 
 static struct zone *zone_of(struct mm_sim *sim, int node, enum zone_type zt)
@@ -71,7 +73,7 @@ static struct mm_sim *fire_buddy_nrfree(struct vfirst *r, struct where *w)
 	struct mm_sim *sim = small(1);
 
 	zone_of(sim, 0, ZONE_NORMAL)->vm_stat_exact[NR_FREE_PAGES]++;
-	*w = (struct where){0, ZONE_NORMAL, 0, -1};
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, false, 0};
 	record(sim, r);
 	mm_check_full(sim);
 	return sim;
@@ -89,7 +91,7 @@ static struct mm_sim *fire_vmstat_dead_fold(struct vfirst *r, struct where *w)
 	z->per_cpu_zonestats[1].vm_stat_diff[NR_FREE_PAGES] = 1;
 	atomic_long_add(-1, &z->vm_stat[NR_FREE_PAGES]);
 	atomic_long_add(-1, &sim->vm_zone_stat[NR_FREE_PAGES]);
-	*w = (struct where){0, ZONE_NORMAL, 1, -1};
+	*w = (struct where){0, ZONE_NORMAL, 1, -1, false, 0};
 	record(sim, r);
 	mm_check_full(sim);
 	return sim;
@@ -101,7 +103,7 @@ static struct mm_sim *fire_vmstat_global(struct vfirst *r, struct where *w)
 	struct mm_sim *sim = small(1);
 
 	atomic_long_add(1, &sim->vm_zone_stat[NR_FREE_PAGES]);
-	*w = (struct where){-1, -1, -1, -1};
+	*w = (struct where){-1, -1, -1, -1, false, 0};
 	record(sim, r);
 	mm_check_full(sim);
 	return sim;
@@ -118,7 +120,7 @@ static struct mm_sim *fire_pcp_list(struct vfirst *r, struct where *w)
 	mm_free_pages(sim, (uint64_t)pfn, 0, 1, gen);
 	ck_assert_int_eq(pfn_to_page(sim, (uint64_t)pfn)->state, PG_PCP);
 	pfn_to_page(sim, (uint64_t)pfn)->spare = 1;
-	*w = (struct where){0, ZONE_NORMAL, 0, pfn};
+	*w = (struct where){0, ZONE_NORMAL, 0, pfn, false, 0};
 	record(sim, r);
 	mm_check_full(sim);
 	pfn_to_page(sim, (uint64_t)pfn)->spare = 0;
@@ -132,7 +134,7 @@ static struct mm_sim *fire_pcpu_sum_sync(struct vfirst *r, struct where *w)
 
 	mm_pcpu_set(sim, 0, 10);
 	sim->pcc->ctr[0].truth += 5;
-	*w = (struct where){-1, -1, -1, -1}; /* a counter of no CPU */
+	*w = (struct where){-1, -1, -1, -1, false, 0}; /* a counter of no CPU */
 	record(sim, r);
 	mm_pcpu_sync(sim, 0);
 	return sim;
@@ -150,7 +152,7 @@ static struct mm_sim *fire_commit_never(struct vfirst *r, struct where *w)
 	/* past any per-CPU slack: the limit plus a batch per CPU, doubled */
 	sim->pcc->vm_committed_as.truth += 2 * ((int64_t)mm_vm_commit_limit(sim) +
 						sim->pcc->never_bound * (int64_t)mm_nr_cpus(sim));
-	*w = (struct where){-1, -1, 0, -1};
+	*w = (struct where){-1, -1, 0, -1, false, 0};
 	record(sim, r);
 	ck_assert_int_eq(mm_vm_enough_memory(sim, 0, 1, true), 0);
 	return sim;
@@ -163,7 +165,7 @@ static struct mm_sim *fire_rss_bad_state(struct vfirst *r, struct where *w)
 
 	ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
 	sim->pcc->mm[0].rss_stat[MM_FILEPAGES].truth = 1;
-	*w = (struct where){-1, -1, 0, -1};
+	*w = (struct where){-1, -1, 0, -1, false, 0};
 	record(sim, r);
 	ck_assert_int_eq(mm_exit(sim, 0), 0);
 	return sim;
@@ -179,12 +181,31 @@ static struct mm_sim *fire_pcpu_list(struct vfirst *r, struct where *w)
 	l = &sim->pcc->mm[0].rss_stat[MM_ANONPAGES].list;
 	l->prev->next = l->next;
 	l->next->prev = l->prev;
-	*w = (struct where){-1, -1, 0, -1};
+	*w = (struct where){-1, -1, 0, -1, false, 0};
 	record(sim, r);
 	ck_assert_int_eq(mm_fork(sim, 1, 0, 0), 0);
 	mm_sim_set_violation_handler(sim, NULL, NULL);
 	l->prev->next = l; /* back where it was, for the teardown */
 	l->next->prev = l;
+	return sim;
+}
+
+/*
+ * CPU 0's local of vm_committed_as is past the NEVER batch, which
+ * mm_compute_batch() makes max(32, 2 x 1 CPU, 64 pages / 1 / 256) = 32:
+ * expected is B - 1 = 31.
+ */
+static struct mm_sim *fire_commit_drift(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct percpu_counter *fbc = &sim->pcc->vm_committed_as;
+
+	ck_assert_int_eq(mm_set_overcommit_memory(sim, MM_OVERCOMMIT_NEVER), 0);
+	fbc->counters[0] = 40;
+	fbc->truth += 40;
+	*w = (struct where){-1, -1, 0, -1, true, 31};
+	record(sim, r);
+	_mm_committed_check(sim); /* any charge would fold a local this big */
 	return sim;
 }
 
@@ -196,6 +217,7 @@ static const struct {
 	{"INV-VMSTAT-GLOBAL", fire_vmstat_global}, {"INV-PCP-LIST", fire_pcp_list},
 	{"INV-PCPU-SUM", fire_pcpu_sum_sync},	   {"INV-COMMIT-NEVER", fire_commit_never},
 	{"INV-RSS-BAD-STATE", fire_rss_bad_state}, {"INV-PCPU-LIST", fire_pcpu_list},
+	{"INV-COMMIT-DRIFT", fire_commit_drift},
 };
 
 START_TEST(test_fires)
@@ -210,6 +232,8 @@ START_TEST(test_fires)
 	ck_assert_int_eq(r.v.zone, w.zone);
 	ck_assert_int_eq(r.v.cpu, w.cpu);
 	ck_assert_int_eq(r.v.pfn, w.pfn);
+	if (w.check_expected)
+		ck_assert_int_eq(r.v.expected, w.expected);
 	mm_sim_destroy(sim);
 }
 END_TEST
