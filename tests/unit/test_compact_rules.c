@@ -86,12 +86,40 @@ START_TEST(test_reset_isolation_suitable)
 }
 END_TEST
 
+/*
+ * The fill pool's contract: free_pattern with every 1 frees every live
+ * slot, the block at the zone's pfn 0 as well (a slot is free at pfn -1).
+ */
+START_TEST(test_free_pattern_frees_pfn0)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct mm_op fill = {.kind = MM_OP_FILL,
+			     .fill = {.node = -1, .zone = ZONE_NORMAL, .order = 0, .pages = 64}};
+	struct mm_op pattern = {.kind = MM_OP_FREE_PATTERN, .pattern = {.every = 1, .offset = 0}};
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	sim = sim_new_buddy_only(&cfg);
+	sim->serial = true; /* as the executor runs it: the pool is one thread's */
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_apply_op(sim, &fill, NULL, 0, 0), 0);
+	ck_assert_uint_eq(mm_fill_live(sim), 64);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 0);
+	ck_assert_int_eq(mm_apply_op(sim, &pattern, NULL, 0, 0), 0);
+	ck_assert_uint_eq(mm_fill_live(sim), 0);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 64);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *compact_rules_suite(void)
 {
 	Suite *s = suite_create("compact_rules");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_loop_test(tc, test_reset_isolation_suitable, 0, (int)ARRAY_SIZE(reset_rows));
+	tcase_add_test(tc, test_free_pattern_frees_pfn0);
 	suite_add_tcase(s, tc);
 	return s;
 }
