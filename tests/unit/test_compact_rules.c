@@ -113,6 +113,52 @@ START_TEST(test_free_pattern_frees_pfn0)
 }
 END_TEST
 
+/*
+ * compaction_suitable() for a costly order (> 3) refuses when
+ * fragmentation_index() is in [0, 500] (sysctl_extfrag_threshold): the
+ * failure is for lack of memory, not fragmentation. __fragmentation_index():
+ * 0 with no free block; -1000 if a free block of the order exists; else
+ * 1000 - (1000 + free_pages * 1000 / 2^order) / free_blocks_total.
+ * Order 4 (16 pages) on a 64-page zone whose watermarks are 0, so the
+ * mark (min + 2 << 4 = 32) passes on the 64 free pages the counter holds;
+ * the free lists' counts are set by hand (the index reads only them).
+ */
+static const struct {
+	unsigned long nr_free[5];
+	bool suitable;
+} fragindex_rows[] = {
+	/* 2 x 2 + 1 x 4 = 8 pages, 3 blocks: 1000 - (1000 + 500) / 3 = 500: refused */
+	{{0, 2, 1, 0, 0}, false},
+	/* 16 order-0: 1000 - (1000 + 1000) / 16 = 875: fragmentation, go */
+	{{16, 0, 0, 0, 0}, true},
+	/* 4 order-3, 32 pages: 1000 - (1000 + 2000) / 4 = 250: refused */
+	{{0, 0, 0, 4, 0}, false},
+	/* an order-4 block is free: -1000, go */
+	{{0, 0, 0, 0, 1}, true},
+};
+
+START_TEST(test_compaction_suitable_fragindex)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *z;
+	unsigned long saved[5];
+
+	cfg_tiny(&cfg, 1, 4, 3);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	sim = sim_new_buddy_only(&cfg);
+	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	for (int o = 0; o < 5; o++) {
+		saved[o] = z->free_area[o].nr_free;
+		z->free_area[o].nr_free = fragindex_rows[_i].nr_free[o];
+	}
+	ck_assert_int_eq(compaction_suitable(z, 4, ZONE_NORMAL), fragindex_rows[_i].suitable);
+	for (int o = 0; o < 5; o++)
+		z->free_area[o].nr_free = saved[o];
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *compact_rules_suite(void)
 {
 	Suite *s = suite_create("compact_rules");
@@ -120,6 +166,8 @@ static Suite *compact_rules_suite(void)
 
 	tcase_add_loop_test(tc, test_reset_isolation_suitable, 0, (int)ARRAY_SIZE(reset_rows));
 	tcase_add_test(tc, test_free_pattern_frees_pfn0);
+	tcase_add_loop_test(tc, test_compaction_suitable_fragindex, 0,
+			    (int)ARRAY_SIZE(fragindex_rows));
 	suite_add_tcase(s, tc);
 	return s;
 }
