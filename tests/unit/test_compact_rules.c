@@ -159,6 +159,42 @@ START_TEST(test_compaction_suitable_fragindex)
 }
 END_TEST
 
+/*
+ * A MIN_COMPACT_PRIORITY (sync full) direct pass runs over the whole
+ * zone (compact_zone_order(): whole_zone = prio == MIN_COMPACT_PRIORITY;
+ * compact_zone() then starts migrate_pfn at the zone's start and free_pfn
+ * at pageblock_start_pfn(zone_end_pfn - 1)), which INV-COMPACT-PRIO checks
+ * at the pass's start. A zone of 64 movable order-0 pages with every other
+ * one freed has no free order-1 block, but all its pages can move: the
+ * pass must end in COMPACT_SUCCESS, and no check may fire.
+ */
+START_TEST(test_sync_full_pass_whole_zone)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct vrec vr;
+	struct mm_op fill = {.kind = MM_OP_FILL,
+			     .fill = {.node = -1, .zone = ZONE_NORMAL, .order = 0, .pages = 64}};
+	struct mm_op pattern = {.kind = MM_OP_FREE_PATTERN, .pattern = {.every = 2, .offset = 0}};
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	sim = sim_new_buddy_only(&cfg);
+	sim->serial = true;
+	mm_set_current_cpu(0);
+	sim_record(sim, &vr);
+	ck_assert_int_eq(mm_apply_op(sim, &fill, NULL, 0, 0), 0);
+	ck_assert_int_eq(mm_apply_op(sim, &pattern, NULL, 0, 0), 0);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free[1], 0);
+	ck_assert_int_eq(mm_compact_zone(sim, 0, ZONE_NORMAL, 1, MM_COMPACT_PRIO_SYNC_FULL,
+					 MM_MIGRATE_SYNC, MIGRATE_MOVABLE),
+			 MM_COMPACT_SUCCESS);
+	ck_assert_msg(vr.n == 0, "%u violations, first: %s", vr.n, vr.first);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *compact_rules_suite(void)
 {
 	Suite *s = suite_create("compact_rules");
@@ -166,6 +202,7 @@ static Suite *compact_rules_suite(void)
 
 	tcase_add_loop_test(tc, test_reset_isolation_suitable, 0, (int)ARRAY_SIZE(reset_rows));
 	tcase_add_test(tc, test_free_pattern_frees_pfn0);
+	tcase_add_test(tc, test_sync_full_pass_whole_zone);
 	tcase_add_loop_test(tc, test_compaction_suitable_fragindex, 0,
 			    (int)ARRAY_SIZE(fragindex_rows));
 	suite_add_tcase(s, tc);
