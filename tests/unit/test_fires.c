@@ -209,6 +209,30 @@ static struct mm_sim *fire_commit_drift(struct vfirst *r, struct where *w)
 	return sim;
 }
 
+/*
+ * Every CPU's diff folded and its threshold 0, so D (the sum of the
+ * thresholds) is 0; then the zone atomic gains one page: the estimate is
+ * one past the exact count, past D by one.
+ */
+static struct mm_sim *fire_vmstat_drift(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(2);
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+
+	for (unsigned int cpu = 0; cpu < 2; cpu++) {
+		struct per_cpu_zonestat *pzs = &z->per_cpu_zonestats[cpu];
+
+		atomic_long_add(pzs->vm_stat_diff[NR_FREE_PAGES], &z->vm_stat[NR_FREE_PAGES]);
+		pzs->vm_stat_diff[NR_FREE_PAGES] = 0;
+		pzs->update_threshold[NR_FREE_PAGES] = 0;
+	}
+	atomic_long_add(1, &z->vm_stat[NR_FREE_PAGES]);
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 0};
+	record(sim, r);
+	mm_check_full(sim);
+	return sim;
+}
+
 static const struct {
 	const char *id;
 	struct mm_sim *(*fire)(struct vfirst *r, struct where *w);
@@ -217,7 +241,7 @@ static const struct {
 	{"INV-VMSTAT-GLOBAL", fire_vmstat_global}, {"INV-PCP-LIST", fire_pcp_list},
 	{"INV-PCPU-SUM", fire_pcpu_sum_sync},	   {"INV-COMMIT-NEVER", fire_commit_never},
 	{"INV-RSS-BAD-STATE", fire_rss_bad_state}, {"INV-PCPU-LIST", fire_pcpu_list},
-	{"INV-COMMIT-DRIFT", fire_commit_drift},
+	{"INV-COMMIT-DRIFT", fire_commit_drift},   {"INV-VMSTAT-DRIFT", fire_vmstat_drift},
 };
 
 START_TEST(test_fires)
