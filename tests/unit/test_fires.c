@@ -303,6 +303,23 @@ START_TEST(test_free_diff_out_of_range)
 }
 END_TEST
 
+/* mm_pcp_info(): -1 out of range, and for a zone with no pageset. */
+START_TEST(test_pcp_info_out_of_range)
+{
+	struct mm_sim *sim = small(2);
+	struct mm_pcp_info pi;
+
+	ck_assert_int_eq(mm_pcp_info(sim, 0, ZONE_NORMAL, 1, &pi), 0);
+	ck_assert_int_eq(mm_pcp_info(sim, -1, ZONE_NORMAL, 0, &pi), -1);
+	ck_assert_int_eq(mm_pcp_info(sim, 1, ZONE_NORMAL, 0, &pi), -1);
+	ck_assert_int_eq(mm_pcp_info(sim, 0, (enum zone_type)MAX_NR_ZONES, 0, &pi), -1);
+	ck_assert_int_eq(mm_pcp_info(sim, 0, ZONE_NORMAL, -1, &pi), -1);
+	ck_assert_int_eq(mm_pcp_info(sim, 0, ZONE_NORMAL, 2, &pi), -1);
+	ck_assert_int_eq(mm_pcp_info(sim, 0, ZONE_DMA, 0, &pi), -1); /* no pages: no pageset */
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------
  * OVERCOMMIT_NEVER's reserves (mm/util.c __vm_enough_memory, 6.x):
  *   allowed = totalram * 50 / 100 (no swap, no hugetlb)
@@ -366,6 +383,7 @@ static Suite *fires_suite(void)
 	tcase_add_loop_test(tc, test_fires, 0, (int)ARRAY_SIZE(fires));
 	tcase_add_test(tc, test_names_out_of_range);
 	tcase_add_test(tc, test_free_diff_out_of_range);
+	tcase_add_test(tc, test_pcp_info_out_of_range);
 	tcase_add_loop_test(tc, test_never_reserves, 0, (int)ARRAY_SIZE(never_rows));
 	suite_add_tcase(s, tc);
 	return s;
