@@ -233,15 +233,60 @@ static struct mm_sim *fire_vmstat_drift(struct vfirst *r, struct where *w)
 	return sim;
 }
 
+/*
+ * Seed 002's law broken by hand: kswapd's pressure thresholds in force
+ * (pressure set; low - min = 10 >= 1 online CPU; the wanted threshold is
+ * the normal one, calculate_normal_threshold() = 2 x fls(1) x (1 +
+ * fls(64 >> 15)) = 2, as 1 x 2 <= 10), yet the estimate runs 30 pages
+ * ahead of the exact count: an order-0 allocation admitted at low (20)
+ * on the estimate finds 10 exact free pages, below min + 1 = 11.
+ */
+static struct mm_sim *fire_vmstat_pressure(struct vfirst *r, struct where *w)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *z;
+	uint32_t gen;
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	sim = sim_new_buddy_only(&cfg);
+	mm_set_current_cpu(0);
+	z = zone_of(sim, 0, ZONE_NORMAL);
+	for (int i = 0; i < 54; i++)
+		ck_assert_int_ge(mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen), 0);
+	ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], 10);
+	sim->serial = true;
+	z->_watermark[WMARK_MIN] = 10;
+	z->_watermark[WMARK_LOW] = 20;
+	z->_watermark[WMARK_HIGH] = 30;
+	z->watermark_boost = 0;
+	sim->node_data[0]->kswapd.pressure = true;
+	z->per_cpu_zonestats[0].stat_threshold = 2;
+	z->per_cpu_zonestats[0].update_threshold[NR_FREE_PAGES] = 2;
+	atomic_long_add(30, &z->vm_stat[NR_FREE_PAGES]);
+	atomic_long_add(30, &sim->vm_zone_stat[NR_FREE_PAGES]);
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 11};
+	record(sim, r);
+	ck_assert_int_ge(mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen), 0);
+	return sim;
+}
+
 static const struct {
 	const char *id;
 	struct mm_sim *(*fire)(struct vfirst *r, struct where *w);
 } fires[] = {
-	{"INV-BUDDY-NRFREE", fire_buddy_nrfree},   {"INV-VMSTAT-DEAD-FOLD", fire_vmstat_dead_fold},
-	{"INV-VMSTAT-GLOBAL", fire_vmstat_global}, {"INV-PCP-LIST", fire_pcp_list},
-	{"INV-PCPU-SUM", fire_pcpu_sum_sync},	   {"INV-COMMIT-NEVER", fire_commit_never},
-	{"INV-RSS-BAD-STATE", fire_rss_bad_state}, {"INV-PCPU-LIST", fire_pcpu_list},
-	{"INV-COMMIT-DRIFT", fire_commit_drift},   {"INV-VMSTAT-DRIFT", fire_vmstat_drift},
+	{"INV-BUDDY-NRFREE", fire_buddy_nrfree},
+	{"INV-VMSTAT-DEAD-FOLD", fire_vmstat_dead_fold},
+	{"INV-VMSTAT-GLOBAL", fire_vmstat_global},
+	{"INV-PCP-LIST", fire_pcp_list},
+	{"INV-PCPU-SUM", fire_pcpu_sum_sync},
+	{"INV-COMMIT-NEVER", fire_commit_never},
+	{"INV-RSS-BAD-STATE", fire_rss_bad_state},
+	{"INV-PCPU-LIST", fire_pcpu_list},
+	{"INV-COMMIT-DRIFT", fire_commit_drift},
+	{"INV-VMSTAT-DRIFT", fire_vmstat_drift},
+	{"INV-VMSTAT-PRESSURE", fire_vmstat_pressure},
 };
 
 START_TEST(test_fires)
