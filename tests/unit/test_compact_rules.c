@@ -26,6 +26,37 @@
 #define GFP_MOV (MM_GFP_MOVABLE | MM_GFP_KERNEL)
 #define GFP_UNM MM_GFP_KERNEL
 
+/*
+ * One CPU, one Normal zone [0, 64), no pcp, run as the executor runs it
+ * (serial: compaction and the fill pool are one thread's).
+ */
+static struct mm_sim *zone64(unsigned int max_order, unsigned int pageblock_order)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	cfg_tiny(&cfg, 1, max_order, pageblock_order);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	sim = sim_new_buddy_only(&cfg);
+	sim->serial = true;
+	mm_set_current_cpu(0);
+	return sim;
+}
+
+/* Fills the zone with 64 movable order-0 pages, then frees every every-th. */
+static void fill_and_free(struct mm_sim *sim, unsigned int every)
+{
+	struct mm_op fill = {.kind = MM_OP_FILL,
+			     .fill = {.node = -1, .zone = ZONE_NORMAL, .order = 0, .pages = 64}};
+	struct mm_op pattern = {.kind = MM_OP_FREE_PATTERN,
+				.pattern = {.every = (uint8_t)every, .offset = 0}};
+
+	ck_assert_int_eq(mm_apply_op(sim, &fill, NULL, 0, 0), 0);
+	ck_assert_uint_eq(mm_fill_live(sim), 64);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 0);
+	ck_assert_int_eq(mm_apply_op(sim, &pattern, NULL, 0, 0), 0);
+}
+
 static const struct {
 	const char *name;
 	unsigned int gfp;
@@ -37,16 +68,11 @@ static const struct {
 
 START_TEST(test_reset_isolation_suitable)
 {
-	struct mm_config cfg;
-	struct mm_sim *sim;
+	struct mm_sim *sim = zone64(3, 2);
 	struct zone *z;
 	uint64_t want = 32; /* no source: the final migrate_pfn */
 	bool free_block = false;
 
-	cfg_tiny(&cfg, 1, 3, 2);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
-	sim = sim_new_buddy_only(&cfg);
-	mm_set_current_cpu(0);
 	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 	for (int i = 0; i < 8; i++) {
 		uint32_t gen;
@@ -92,21 +118,9 @@ END_TEST
  */
 START_TEST(test_free_pattern_frees_pfn0)
 {
-	struct mm_config cfg;
-	struct mm_sim *sim;
-	struct mm_op fill = {.kind = MM_OP_FILL,
-			     .fill = {.node = -1, .zone = ZONE_NORMAL, .order = 0, .pages = 64}};
-	struct mm_op pattern = {.kind = MM_OP_FREE_PATTERN, .pattern = {.every = 1, .offset = 0}};
+	struct mm_sim *sim = zone64(3, 2);
 
-	cfg_tiny(&cfg, 1, 3, 2);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
-	sim = sim_new_buddy_only(&cfg);
-	sim->serial = true; /* as the executor runs it: the pool is one thread's */
-	mm_set_current_cpu(0);
-	ck_assert_int_eq(mm_apply_op(sim, &fill, NULL, 0, 0), 0);
-	ck_assert_uint_eq(mm_fill_live(sim), 64);
-	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 0);
-	ck_assert_int_eq(mm_apply_op(sim, &pattern, NULL, 0, 0), 0);
+	fill_and_free(sim, 1);
 	ck_assert_uint_eq(mm_fill_live(sim), 0);
 	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 64);
 	mm_sim_destroy(sim);
@@ -139,14 +153,10 @@ static const struct {
 
 START_TEST(test_compaction_suitable_fragindex)
 {
-	struct mm_config cfg;
-	struct mm_sim *sim;
+	struct mm_sim *sim = zone64(4, 3);
 	struct zone *z;
 	unsigned long saved[5];
 
-	cfg_tiny(&cfg, 1, 4, 3);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
-	sim = sim_new_buddy_only(&cfg);
 	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 	for (int o = 0; o < 5; o++) {
 		saved[o] = z->free_area[o].nr_free;
@@ -170,21 +180,11 @@ END_TEST
  */
 START_TEST(test_sync_full_pass_whole_zone)
 {
-	struct mm_config cfg;
-	struct mm_sim *sim;
+	struct mm_sim *sim = zone64(3, 2);
 	struct vrec vr;
-	struct mm_op fill = {.kind = MM_OP_FILL,
-			     .fill = {.node = -1, .zone = ZONE_NORMAL, .order = 0, .pages = 64}};
-	struct mm_op pattern = {.kind = MM_OP_FREE_PATTERN, .pattern = {.every = 2, .offset = 0}};
 
-	cfg_tiny(&cfg, 1, 3, 2);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
-	sim = sim_new_buddy_only(&cfg);
-	sim->serial = true;
-	mm_set_current_cpu(0);
 	sim_record(sim, &vr);
-	ck_assert_int_eq(mm_apply_op(sim, &fill, NULL, 0, 0), 0);
-	ck_assert_int_eq(mm_apply_op(sim, &pattern, NULL, 0, 0), 0);
+	fill_and_free(sim, 2);
 	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free[1], 0);
 	ck_assert_int_eq(mm_compact_zone(sim, 0, ZONE_NORMAL, 1, MM_COMPACT_PRIO_SYNC_FULL,
 					 MM_MIGRATE_SYNC, MIGRATE_MOVABLE),

@@ -19,6 +19,15 @@ static void *lock_and_stay(void *arg)
 	return NULL;
 }
 
+static struct mm_sim *tiny_sim(void)
+{
+	struct mm_config cfg;
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	return sim_new(&cfg);
+}
+
 START_TEST(test_balanced_is_silent)
 {
 	spin_lock_init(&lk);
@@ -56,12 +65,8 @@ END_TEST
 
 START_TEST(test_kswapd_lock_unlock_unheld_aborts)
 {
-	struct mm_config cfg;
-	struct mm_sim *sim;
+	struct mm_sim *sim = tiny_sim();
 
-	cfg_tiny(&cfg, 1, 3, 2);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
-	sim = sim_new(&cfg);
 	mutex_unlock(&sim->kswapd_lock);
 }
 END_TEST
@@ -69,12 +74,8 @@ END_TEST
 /* mm/page_alloc.c's account_freepages() asserts zone->lock. */
 START_TEST(test_account_freepages_unlocked_aborts)
 {
-	struct mm_config cfg;
-	struct mm_sim *sim;
+	struct mm_sim *sim = tiny_sim();
 
-	cfg_tiny(&cfg, 1, 3, 2);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
-	sim = sim_new(&cfg);
 	account_freepages(&sim->node_data[0]->node_zones[ZONE_NORMAL], 1, MIGRATE_MOVABLE);
 }
 END_TEST
