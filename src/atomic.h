@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 
 #define READ_ONCE(x)	 __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
@@ -47,14 +48,30 @@ static inline void this_cpu_long_add(atomic_long *c, long n)
 			      memory_order_relaxed);
 }
 
+/*
+ * Lock ownership, as lockdep tracks it: a lock records the thread that
+ * holds it (the address of a thread-local, one relaxed store per lock and
+ * unlock). Unlocking a lock the thread does not hold, or a
+ * lockdep_assert_held() on one, is a bug no sim can hear of from inside a
+ * lock: mm_lock_violation() prints "mmfuzz: INV-LOCK-HELD ..." to stderr
+ * and aborts. src/lockdep.c.
+ */
+extern _Thread_local char mm_lock_self; /* its address names the thread */
+_Noreturn void mm_lock_violation(const char *what, const void *lock);
+
 /* The kernel's spinlock_t; a mutex keeps waiting threads off the CPU. */
 typedef struct {
 	pthread_mutex_t m;
+	_Atomic(const void *) owner; /* &mm_lock_self of the holder, or NULL */
 } spinlock_t;
+
+/* A sleeping lock (struct mutex): the same thing with the same checks. */
+typedef spinlock_t mm_mutex_t;
 
 static inline void spin_lock_init(spinlock_t *l)
 {
 	pthread_mutex_init(&l->m, NULL);
+	atomic_init(&l->owner, NULL);
 }
 
 static inline void spin_lock_destroy(spinlock_t *l)
@@ -62,14 +79,35 @@ static inline void spin_lock_destroy(spinlock_t *l)
 	pthread_mutex_destroy(&l->m);
 }
 
+static inline bool spin_is_held_by_me(spinlock_t *l)
+{
+	return atomic_load_explicit(&l->owner, memory_order_relaxed) == &mm_lock_self;
+}
+
 static inline void spin_lock(spinlock_t *l)
 {
 	pthread_mutex_lock(&l->m);
+	atomic_store_explicit(&l->owner, &mm_lock_self, memory_order_relaxed);
 }
 
 static inline void spin_unlock(spinlock_t *l)
 {
+	if (!spin_is_held_by_me(l))
+		mm_lock_violation("unlock of a lock this thread does not hold", l);
+	atomic_store_explicit(&l->owner, NULL, memory_order_relaxed);
 	pthread_mutex_unlock(&l->m);
 }
+
+/* lockdep_assert_held(): the calling thread holds l. */
+static inline void lockdep_assert_held(spinlock_t *l)
+{
+	if (!spin_is_held_by_me(l))
+		mm_lock_violation("lock not held where the kernel requires it", l);
+}
+
+#define mutex_init    spin_lock_init
+#define mutex_destroy spin_lock_destroy
+#define mutex_lock    spin_lock
+#define mutex_unlock  spin_unlock
 
 #endif /* MM_ATOMIC_H */

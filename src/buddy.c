@@ -100,6 +100,7 @@ static void set_free_tail(struct page *page)
 /* models account_freepages(); the checker also keeps the exact count and its figures */
 void account_freepages(struct zone *zone, long nr_pages, int mt)
 {
+	lockdep_assert_held(&zone->lock); /* as mm/page_alloc.c's account_freepages() */
 	if (mt == MIGRATE_ISOLATE)
 		return;
 	zone->vm_stat_exact[NR_FREE_PAGES] += nr_pages;

@@ -385,7 +385,7 @@ struct mm_sim {
 	struct pcpu_state *pcc; /* percpu_counters, vm_committed_as, mm_structs */
 
 	atomic_long vm_zone_stat[NR_VM_ZONE_STAT_ITEMS]; /* the global copies */
-	pthread_mutex_t kswapd_lock;			 /* every node's kswapd_state */
+	mm_mutex_t kswapd_lock;				 /* every node's kswapd_state */
 	/*
 	 * The executor's handles during mm_apply_op(): migration moves a
 	 * handle's block, kswapd's reclaim frees one. Serial runs only.

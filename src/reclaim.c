@@ -59,22 +59,22 @@ void wakeup_kswapd(struct zone *zone, unsigned int gfp, unsigned int order, int 
 	(void)gfp; /* no kcompactd to hand a hopeless node to */
 	if (!managed_zone(zone))
 		return;
-	pthread_mutex_lock(&sim->kswapd_lock);
+	mutex_lock(&sim->kswapd_lock);
 	if (k->highest_zoneidx == KSWAPD_ZONEIDX_UNSET || k->highest_zoneidx < highest_zoneidx)
 		k->highest_zoneidx = highest_zoneidx;
 	if (k->order < order)
 		k->order = order;
 	bool wake = !k->awake && k->failures < MAX_RECLAIM_RETRIES;
-	pthread_mutex_unlock(&sim->kswapd_lock);
+	mutex_unlock(&sim->kswapd_lock);
 	if (!wake || pgdat_balanced(pgdat, order, highest_zoneidx))
 		return;
-	pthread_mutex_lock(&sim->kswapd_lock);
+	mutex_lock(&sim->kswapd_lock);
 	if (!k->awake) {
 		k->awake = true;
 		k->pressure = false;
 		count_event(sim, kswapd_wakes);
 	}
-	pthread_mutex_unlock(&sim->kswapd_lock);
+	mutex_unlock(&sim->kswapd_lock);
 }
 
 /* models wake_all_kswapds(): each node of the zonelist once */
@@ -151,9 +151,9 @@ int _mm_kswapd_step(struct mm_sim *sim, int node)
 	struct pglist_data *pgdat = sim->node_data[node];
 	struct kswapd_state *k = &pgdat->kswapd;
 
-	pthread_mutex_lock(&sim->kswapd_lock);
+	mutex_lock(&sim->kswapd_lock);
 	if (!k->awake) {
-		pthread_mutex_unlock(&sim->kswapd_lock);
+		mutex_unlock(&sim->kswapd_lock);
 		return 1;
 	}
 	if (!k->pressure) {
@@ -163,14 +163,14 @@ int _mm_kswapd_step(struct mm_sim *sim, int node)
 	unsigned int order = k->order;
 	int zoneidx =
 		k->highest_zoneidx == KSWAPD_ZONEIDX_UNSET ? MAX_NR_ZONES - 1 : k->highest_zoneidx;
-	pthread_mutex_unlock(&sim->kswapd_lock);
+	mutex_unlock(&sim->kswapd_lock);
 
 	if (pgdat_balanced(pgdat, order, zoneidx))
 		return 0;
 	unsigned long reclaimed = shrink_node(sim, pgdat, zoneidx);
-	pthread_mutex_lock(&sim->kswapd_lock);
+	mutex_lock(&sim->kswapd_lock);
 	k->failures = reclaimed ? 0 : k->failures + 1;
-	pthread_mutex_unlock(&sim->kswapd_lock);
+	mutex_unlock(&sim->kswapd_lock);
 	return 0;
 }
 
@@ -184,25 +184,25 @@ int _mm_kswapd_try_to_sleep(struct mm_sim *sim, int node)
 	struct pglist_data *pgdat = sim->node_data[node];
 	struct kswapd_state *k = &pgdat->kswapd;
 
-	pthread_mutex_lock(&sim->kswapd_lock);
+	mutex_lock(&sim->kswapd_lock);
 	bool awake = k->awake, hopeless = k->failures >= MAX_RECLAIM_RETRIES;
 	unsigned int order = k->order;
 	int zoneidx =
 		k->highest_zoneidx == KSWAPD_ZONEIDX_UNSET ? MAX_NR_ZONES - 1 : k->highest_zoneidx;
-	pthread_mutex_unlock(&sim->kswapd_lock);
+	mutex_unlock(&sim->kswapd_lock);
 	if (!awake || (!hopeless && !pgdat_balanced(pgdat, order, zoneidx)))
 		return 1;
 
 	/* kswapd_try_to_sleep(): the skip bits a direct compaction asked to flush, then the
 	 * thresholds */
 	reset_isolation_suitable(pgdat);
-	pthread_mutex_lock(&sim->kswapd_lock);
+	mutex_lock(&sim->kswapd_lock);
 	set_pgdat_percpu_threshold(pgdat, sim->policy.normal_threshold);
 	k->awake = false;
 	k->pressure = false;
 	k->order = 0;
 	k->highest_zoneidx = KSWAPD_ZONEIDX_UNSET;
-	pthread_mutex_unlock(&sim->kswapd_lock);
+	mutex_unlock(&sim->kswapd_lock);
 	return 0;
 }
 

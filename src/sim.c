@@ -18,7 +18,7 @@ struct mm_sim *mm_sim_create(void)
 		return NULL;
 	pthread_mutex_init(&sim->hotplug_lock, NULL);
 	pthread_mutex_init(&sim->pcp_batch_high_lock, NULL);
-	pthread_mutex_init(&sim->kswapd_lock, NULL);
+	mutex_init(&sim->kswapd_lock);
 	return sim;
 }
 
@@ -52,7 +52,7 @@ void mm_sim_destroy(struct mm_sim *sim)
 	free(sim->pageblock_flags);
 	pthread_mutex_destroy(&sim->hotplug_lock);
 	pthread_mutex_destroy(&sim->pcp_batch_high_lock);
-	pthread_mutex_destroy(&sim->kswapd_lock);
+	mutex_destroy(&sim->kswapd_lock);
 	free(sim);
 }
 

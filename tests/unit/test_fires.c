@@ -1,0 +1,440 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_fires.c - every check fires: one row per invariant ID that no other
+ * unit test provokes. Each row builds a small machine, corrupts exactly the
+ * state its check guards (or breaks the rule through the public API) and
+ * asserts that THAT ID is reported, with the node, zone, cpu and pfn
+ * docs/invariants.md gives it (-1 when not applicable). Other IDs may fire
+ * as well: a corruption often breaks more than one law.
+ *
+ * Also here: the public API's contracts on out-of-range arguments, and
+ * the overcommit reserves of init_user_reserve()/init_admin_reserve().
+ */
+#include "common.h"
+#include "internal.h"
+
+#define GFP_MOV (MM_GFP_MOVABLE | MM_GFP_KERNEL)
+
+/* The first violation with the wanted ID, all its fields. */
+struct vfirst {
+	const char *want;
+	unsigned int n;
+	bool seen;
+	char first[40]; /* the first ID reported, for the failure message */
+	struct mm_violation v;
+};
+
+static void vfirst_handler(const struct mm_violation *v, void *arg)
+{
+	struct vfirst *r = arg;
+
+	if (!r->n++)
+		snprintf(r->first, sizeof(r->first), "%s", v->id);
+	if (!r->seen && !strcmp(v->id, r->want)) {
+		r->seen = true;
+		r->v = *v;
+	}
+}
+
+/* What the row expects besides the ID. */
+struct where {
+	int node, zone, cpu;
+	long long pfn;
+	bool check_expected; /* and expected is the kernel's value below */
+	long long expected;
+};
+
+static struct zone *zone_of(struct mm_sim *sim, int node, enum zone_type zt)
+{
+	return &sim->node_data[node]->node_zones[zt];
+}
+
+/* One Normal zone of 64 pages, nr_cpus CPUs, max_order 3, pageblock_order 2. */
+static struct mm_sim *small(unsigned int nr_cpus)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	cfg_tiny(&cfg, nr_cpus, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	sim = sim_new(&cfg);
+	mm_set_current_cpu(0);
+	return sim;
+}
+
+static void record(struct mm_sim *sim, struct vfirst *r)
+{
+	mm_sim_set_violation_handler(sim, vfirst_handler, r);
+}
+
+/* NR_FREE_PAGES (exact) one page above what the free lists hold. */
+static struct mm_sim *fire_buddy_nrfree(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+
+	zone_of(sim, 0, ZONE_NORMAL)->vm_stat_exact[NR_FREE_PAGES]++;
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, false, 0};
+	record(sim, r);
+	mm_check_full(sim);
+	return sim;
+}
+
+/* CPU 1 is offline but still holds a diff: its fold was lost. */
+static struct mm_sim *fire_vmstat_dead_fold(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(2);
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+
+	sim->serial = true; /* this test is the only thread */
+	ck_assert_int_eq(mm_cpu_offline(sim, 1), 0);
+	/* Move one page of the atomic into CPU 1's diff: the sum stays exact. */
+	z->per_cpu_zonestats[1].vm_stat_diff[NR_FREE_PAGES] = 1;
+	atomic_long_add(-1, &z->vm_stat[NR_FREE_PAGES]);
+	atomic_long_add(-1, &sim->vm_zone_stat[NR_FREE_PAGES]);
+	*w = (struct where){0, ZONE_NORMAL, 1, -1, false, 0};
+	record(sim, r);
+	mm_check_full(sim);
+	return sim;
+}
+
+/* The global NR_FREE_PAGES is one past the sum of the zones' atomics. */
+static struct mm_sim *fire_vmstat_global(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+
+	atomic_long_add(1, &sim->vm_zone_stat[NR_FREE_PAGES]);
+	*w = (struct where){-1, -1, -1, -1, false, 0};
+	record(sim, r);
+	mm_check_full(sim);
+	return sim;
+}
+
+/* A page on CPU 0's order-0 list that claims to be CPU 1's. */
+static struct mm_sim *fire_pcp_list(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(2);
+	uint32_t gen;
+	long long pfn = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen);
+
+	ck_assert_int_ge(pfn, 0);
+	mm_free_pages(sim, (uint64_t)pfn, 0, 1, gen);
+	ck_assert_int_eq(pfn_to_page(sim, (uint64_t)pfn)->state, PG_PCP);
+	pfn_to_page(sim, (uint64_t)pfn)->spare = 1;
+	*w = (struct where){0, ZONE_NORMAL, 0, pfn, false, 0};
+	record(sim, r);
+	mm_check_full(sim);
+	pfn_to_page(sim, (uint64_t)pfn)->spare = 0;
+	return sim;
+}
+
+/* Counter 0's exact shadow moves behind its back; a sync must see it. */
+static struct mm_sim *fire_pcpu_sum_sync(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+
+	mm_pcpu_set(sim, 0, 10);
+	sim->pcc->ctr[0].truth += 5;
+	*w = (struct where){-1, -1, -1, -1, false, 0}; /* a counter of no CPU */
+	record(sim, r);
+	mm_pcpu_sync(sim, 0);
+	return sim;
+}
+
+/*
+ * OVERCOMMIT_NEVER admits on a read far below the exact total: the exact
+ * total already sits at the commit limit, the counter says 0.
+ */
+static struct mm_sim *fire_commit_never(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+
+	ck_assert_int_eq(mm_set_overcommit_memory(sim, MM_OVERCOMMIT_NEVER), 0);
+	/* past any per-CPU slack: the limit plus a batch per CPU, doubled */
+	sim->pcc->vm_committed_as.truth += 2 * ((int64_t)mm_vm_commit_limit(sim) +
+						sim->pcc->never_bound * (int64_t)mm_nr_cpus(sim));
+	*w = (struct where){-1, -1, 0, -1, false, 0};
+	record(sim, r);
+	ck_assert_int_eq(mm_vm_enough_memory(sim, 0, 1, true), 0);
+	return sim;
+}
+
+/* An mm torn down with one rss page the counters never gave back. */
+static struct mm_sim *fire_rss_bad_state(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+
+	ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
+	sim->pcc->mm[0].rss_stat[MM_FILEPAGES].truth = 1;
+	*w = (struct where){-1, -1, 0, -1, false, 0};
+	record(sim, r);
+	ck_assert_int_eq(mm_exit(sim, 0), 0);
+	return sim;
+}
+
+/* One of mm 0's counters fell off the percpu_counters list. */
+static struct mm_sim *fire_pcpu_list(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct list_head *l;
+
+	ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
+	l = &sim->pcc->mm[0].rss_stat[MM_ANONPAGES].list;
+	l->prev->next = l->next;
+	l->next->prev = l->prev;
+	*w = (struct where){-1, -1, 0, -1, false, 0};
+	record(sim, r);
+	ck_assert_int_eq(mm_fork(sim, 1, 0, 0), 0);
+	mm_sim_set_violation_handler(sim, NULL, NULL);
+	l->prev->next = l; /* back where it was, for the teardown */
+	l->next->prev = l;
+	return sim;
+}
+
+/*
+ * CPU 0's local of vm_committed_as is past the NEVER batch, which
+ * mm_compute_batch() makes max(32, 2 x 1 CPU, 64 pages / 1 / 256) = 32:
+ * expected is B - 1 = 31.
+ */
+static struct mm_sim *fire_commit_drift(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct percpu_counter *fbc = &sim->pcc->vm_committed_as;
+
+	ck_assert_int_eq(mm_set_overcommit_memory(sim, MM_OVERCOMMIT_NEVER), 0);
+	fbc->counters[0] = 40;
+	fbc->truth += 40;
+	*w = (struct where){-1, -1, 0, -1, true, 31};
+	record(sim, r);
+	_mm_committed_check(sim); /* any charge would fold a local this big */
+	return sim;
+}
+
+/*
+ * Every CPU's diff folded and its threshold 0, so D (the sum of the
+ * thresholds) is 0; then the zone atomic gains one page: the estimate is
+ * one past the exact count, past D by one.
+ */
+static struct mm_sim *fire_vmstat_drift(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(2);
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+
+	for (unsigned int cpu = 0; cpu < 2; cpu++) {
+		struct per_cpu_zonestat *pzs = &z->per_cpu_zonestats[cpu];
+
+		atomic_long_add(pzs->vm_stat_diff[NR_FREE_PAGES], &z->vm_stat[NR_FREE_PAGES]);
+		pzs->vm_stat_diff[NR_FREE_PAGES] = 0;
+		pzs->update_threshold[NR_FREE_PAGES] = 0;
+	}
+	atomic_long_add(1, &z->vm_stat[NR_FREE_PAGES]);
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 0};
+	record(sim, r);
+	mm_check_full(sim);
+	return sim;
+}
+
+/*
+ * Seed 002's law broken by hand: kswapd's pressure thresholds in force
+ * (pressure set; low - min = 10 >= 1 online CPU; the wanted threshold is
+ * the normal one, calculate_normal_threshold() = 2 x fls(1) x (1 +
+ * fls(64 >> 15)) = 2, as 1 x 2 <= 10), yet the estimate runs 30 pages
+ * ahead of the exact count: an order-0 allocation admitted at low (20)
+ * on the estimate finds 10 exact free pages, below min + 1 = 11.
+ */
+static struct mm_sim *fire_vmstat_pressure(struct vfirst *r, struct where *w)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *z;
+	uint32_t gen;
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	sim = sim_new_buddy_only(&cfg);
+	mm_set_current_cpu(0);
+	z = zone_of(sim, 0, ZONE_NORMAL);
+	for (int i = 0; i < 54; i++)
+		ck_assert_int_ge(mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen), 0);
+	ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], 10);
+	sim->serial = true;
+	z->_watermark[WMARK_MIN] = 10;
+	z->_watermark[WMARK_LOW] = 20;
+	z->_watermark[WMARK_HIGH] = 30;
+	z->watermark_boost = 0;
+	sim->node_data[0]->kswapd.pressure = true;
+	z->per_cpu_zonestats[0].stat_threshold = 2;
+	z->per_cpu_zonestats[0].update_threshold[NR_FREE_PAGES] = 2;
+	atomic_long_add(30, &z->vm_stat[NR_FREE_PAGES]);
+	atomic_long_add(30, &sim->vm_zone_stat[NR_FREE_PAGES]);
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 11};
+	record(sim, r);
+	ck_assert_int_ge(mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen), 0);
+	return sim;
+}
+
+static const struct {
+	const char *id;
+	struct mm_sim *(*fire)(struct vfirst *r, struct where *w);
+} fires[] = {
+	{"INV-BUDDY-NRFREE", fire_buddy_nrfree},
+	{"INV-VMSTAT-DEAD-FOLD", fire_vmstat_dead_fold},
+	{"INV-VMSTAT-GLOBAL", fire_vmstat_global},
+	{"INV-PCP-LIST", fire_pcp_list},
+	{"INV-PCPU-SUM", fire_pcpu_sum_sync},
+	{"INV-COMMIT-NEVER", fire_commit_never},
+	{"INV-RSS-BAD-STATE", fire_rss_bad_state},
+	{"INV-PCPU-LIST", fire_pcpu_list},
+	{"INV-COMMIT-DRIFT", fire_commit_drift},
+	{"INV-VMSTAT-DRIFT", fire_vmstat_drift},
+	{"INV-VMSTAT-PRESSURE", fire_vmstat_pressure},
+};
+
+START_TEST(test_fires)
+{
+	struct vfirst r = {.want = fires[_i].id};
+	struct where w;
+	struct mm_sim *sim = fires[_i].fire(&r, &w);
+
+	ck_assert_msg(r.seen, "%s did not fire (%u others, first %s)", r.want, r.n,
+		      r.n ? r.first : "-");
+	ck_assert_int_eq(r.v.node, w.node);
+	ck_assert_int_eq(r.v.zone, w.zone);
+	ck_assert_int_eq(r.v.cpu, w.cpu);
+	ck_assert_int_eq(r.v.pfn, w.pfn);
+	if (w.check_expected)
+		ck_assert_int_eq(r.v.expected, w.expected);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * Out-of-range arguments of the public API
+ * ---------------------------------------------------------------------- */
+
+START_TEST(test_names_out_of_range)
+{
+	ck_assert_str_eq(mm_rss_type_name(-1), "?");
+	ck_assert_str_eq(mm_rss_type_name(NR_MM_COUNTERS), "?");
+	ck_assert_str_ne(mm_rss_type_name(NR_MM_COUNTERS - 1), "?");
+	ck_assert_str_ne(mm_rss_type_name(0), "?");
+	ck_assert_str_eq(mm_compact_result_name(-1), "?");
+	ck_assert_str_eq(mm_compact_result_name(MM_COMPACT_SUCCESS + 1), "?");
+	ck_assert_str_ne(mm_compact_result_name(MM_COMPACT_SUCCESS), "?");
+}
+END_TEST
+
+/* mm_zone_free_diff(): 0 for any node, zone or cpu out of range. */
+START_TEST(test_free_diff_out_of_range)
+{
+	struct mm_sim *sim = small(2);
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+
+	/*
+	 * A diff on every CPU, so a read in range would not give 0; the
+	 * slots either side of the zone's (other zones' CPUs, in the same
+	 * buffer) too, so a read one past either end would not either.
+	 */
+	for (int cpu = -1; cpu <= 2; cpu++)
+		z->per_cpu_zonestats[cpu].vm_stat_diff[NR_FREE_PAGES] = 3;
+	ck_assert_int_eq(mm_zone_free_diff(sim, 0, ZONE_NORMAL, 1), 3);
+	ck_assert_int_eq(mm_zone_free_diff(sim, -1, ZONE_NORMAL, 0), 0);
+	ck_assert_int_eq(mm_zone_free_diff(sim, 1, ZONE_NORMAL, 0), 0);
+	ck_assert_int_eq(mm_zone_free_diff(sim, 0, (enum zone_type)MAX_NR_ZONES, 0), 0);
+	ck_assert_int_eq(mm_zone_free_diff(sim, 0, ZONE_NORMAL, -1), 0);
+	ck_assert_int_eq(mm_zone_free_diff(sim, 0, ZONE_NORMAL, 2), 0);
+	for (int cpu = -1; cpu <= 2; cpu++)
+		z->per_cpu_zonestats[cpu].vm_stat_diff[NR_FREE_PAGES] = 0;
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* mm_pcp_info(): -1 out of range, and for a zone with no pageset. */
+START_TEST(test_pcp_info_out_of_range)
+{
+	struct mm_sim *sim = small(2);
+	struct mm_pcp_info pi;
+
+	ck_assert_int_eq(mm_pcp_info(sim, 0, ZONE_NORMAL, 1, &pi), 0);
+	ck_assert_int_eq(mm_pcp_info(sim, -1, ZONE_NORMAL, 0, &pi), -1);
+	ck_assert_int_eq(mm_pcp_info(sim, 1, ZONE_NORMAL, 0, &pi), -1);
+	ck_assert_int_eq(mm_pcp_info(sim, 0, (enum zone_type)MAX_NR_ZONES, 0, &pi), -1);
+	ck_assert_int_eq(mm_pcp_info(sim, 0, ZONE_NORMAL, -1, &pi), -1);
+	ck_assert_int_eq(mm_pcp_info(sim, 0, ZONE_NORMAL, 2, &pi), -1);
+	ck_assert_int_eq(mm_pcp_info(sim, 0, ZONE_DMA, 0, &pi), -1); /* no pages: no pageset */
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * OVERCOMMIT_NEVER's reserves (mm/util.c __vm_enough_memory, 6.x):
+ *   allowed = totalram * 50 / 100 (no swap, no hugetlb)
+ *           - admin_reserve                  unless cap_sys_admin
+ *           - min(total_vm / 32, user_reserve)
+ *   admit iff committed (after adding pages) < allowed
+ * with admin_reserve = min(totalram / 32, 2048) (init_admin_reserve, 8 MB)
+ * and user_reserve = min(totalram / 32, 32768) (init_user_reserve, 128 MB).
+ * ---------------------------------------------------------------------- */
+
+static const struct {
+	unsigned long ram, total_vm;
+	bool admin;
+	long first_refused; /* pages: the smallest charge refused */
+} never_rows[] = {
+	/* 1024 pages: 512 - 32 (admin) - min(4096/32, 32) = 448 */
+	{1024, 4096, false, 448},
+	/* cap_sys_admin keeps the admin reserve: 512 - 32 = 480 */
+	{1024, 4096, true, 480},
+	/* total_vm 320: 512 - 32 - 10 = 470 */
+	{1024, 320, false, 470},
+	/* 1 << 21 pages: 2^20 - 2048 - min(2^21 / 32, 32768) = 1013760 */
+	{1UL << 21, 1UL << 21, false, 1048576 - 2048 - 32768},
+	/* 32768 * 32.5 pages: ram / 32 = 33280 is past the cap, ram / 33 is not */
+	{1064960, 1UL << 22, false, 532480 - 2048 - 32768},
+};
+
+START_TEST(test_never_reserves)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	unsigned long ram = never_rows[_i].ram;
+	long edge = never_rows[_i].first_refused;
+
+	/* The zone spans 1024 pages: the reserves read totalram (managed). */
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 1024, 1024);
+	cfg.zones[0][ZONE_NORMAL].managed = ram;
+	if (ram > 1024) {
+		cfg.zones[0][ZONE_NORMAL].spanned = ram;
+		cfg.zones[0][ZONE_NORMAL].present = ram;
+	}
+	sim = sim_new(&cfg);
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_set_overcommit_memory(sim, MM_OVERCOMMIT_NEVER), 0);
+	ck_assert_int_eq(
+		mm_vm_enough_memory(sim, never_rows[_i].total_vm, edge, never_rows[_i].admin), -12);
+	ck_assert_int_eq(
+		mm_vm_enough_memory(sim, never_rows[_i].total_vm, edge - 1, never_rows[_i].admin),
+		0);
+	ck_assert_uint_eq(mm_sim_violations(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+static Suite *fires_suite(void)
+{
+	Suite *s = suite_create("fires");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_loop_test(tc, test_fires, 0, (int)ARRAY_SIZE(fires));
+	tcase_add_test(tc, test_names_out_of_range);
+	tcase_add_test(tc, test_free_diff_out_of_range);
+	tcase_add_test(tc, test_pcp_info_out_of_range);
+	tcase_add_loop_test(tc, test_never_reserves, 0, (int)ARRAY_SIZE(never_rows));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(fires_suite());
+}
