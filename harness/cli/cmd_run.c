@@ -194,6 +194,22 @@ static const char *variant_name(int v)
 }
 
 /*
+ * What run, repro and minimize settle before they run: the variant, a
+ * --dump directory that must not exist yet, and the policy plugin.
+ * Returns 0 or an exit code after a message.
+ */
+static int resolve_run(const struct run_args *a, int *variant)
+{
+	*variant = cli_variant(a->variant_name);
+	if (*variant == MM_VARIANT_UNKNOWN)
+		return EXIT_USAGE;
+	/* Refused before anything runs: what a run found is never overwritten. */
+	if (a->dump && !access(a->dump, F_OK))
+		return cli_usage_error("%s: exists already; not overwriting it", a->dump);
+	return cli_policy(a->policy);
+}
+
+/*
  * Several files run one after the other on one executor, reusing its
  * machine as a fuzz target does: bugs of the per-input reset show there.
  */
@@ -207,10 +223,7 @@ int cmd_run(int argc, char **argv)
 
 	if ((ret = parse_args(argc, argv, &a, false)))
 		return ret < 0 ? EXIT_CLEAN : ret;
-	variant = cli_variant(a.variant_name);
-	if (variant == MM_VARIANT_UNKNOWN)
-		return EXIT_USAGE;
-	if ((ret = cli_policy(a.policy)))
+	if ((ret = resolve_run(&a, &variant)))
 		return ret;
 	ex = mm_exec_create();
 	if (!ex)
@@ -316,13 +329,7 @@ int cmd_repro(int argc, char **argv)
 
 	if ((ret = parse_args(argc, argv, &a, true)))
 		return ret < 0 ? EXIT_CLEAN : ret;
-	variant = cli_variant(a.variant_name);
-	if (variant == MM_VARIANT_UNKNOWN)
-		return EXIT_USAGE;
-	/* Refused before anything runs: what a run found is never overwritten. */
-	if (a.dump && !access(a.dump, F_OK))
-		return cli_usage_error("%s: exists already; not overwriting it", a.dump);
-	if ((ret = cli_policy(a.policy)))
+	if ((ret = resolve_run(&a, &variant)))
 		return ret;
 	struct mm_exec *ex = mm_exec_create();
 	if (!ex)
@@ -399,10 +406,7 @@ int cmd_minimize(int argc, char **argv)
 
 	if ((ret = parse_args(argc, argv, &a, true)))
 		return ret < 0 ? EXIT_CLEAN : ret;
-	variant = cli_variant(a.variant_name);
-	if (variant == MM_VARIANT_UNKNOWN)
-		return EXIT_USAGE;
-	if ((ret = cli_policy(a.policy)))
+	if ((ret = resolve_run(&a, &variant)))
 		return ret;
 	struct mm_exec *ex = mm_exec_create();
 	if (!ex)
