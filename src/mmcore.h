@@ -153,6 +153,14 @@ int mm_config_from_zoneinfo(const char *text, unsigned int nr_cpus,
 struct mm_sim;
 /* Prints the model's zones in /proc/zoneinfo's layout: the lines it models. */
 void mm_print_zoneinfo(FILE *f, const struct mm_sim *sim);
+/*
+ * The zones of the kernel that printed a zoneinfo text: the entries of its
+ * first "protection:" line (4 for a kernel without ZONE_DEVICE), at most
+ * MAX_NR_ZONES; MAX_NR_ZONES when it has none.
+ */
+unsigned int mm_zoneinfo_nr_zones(const char *text);
+/* As mm_print_zoneinfo(), for a kernel of nr_zones zones (the model's first nr_zones). */
+void mm_print_zoneinfo_zones(FILE *f, const struct mm_sim *sim, unsigned int nr_zones);
 
 /* ------------------------------------------------------------------------
  * Violations: every invariant failure goes through mm_report_violation()
