@@ -311,6 +311,72 @@ void __move_freepages_block(struct zone *zone, uint64_t start, int old_mt, int n
 }
 
 /*
+ * models move_freepages_block_isolate() (6.10): turns the pageblock at
+ * start into mt and refiles its free pages. A free block larger than a
+ * pageblock that covers it (as its head or a tail block) is taken off its
+ * list whole and handed back a pageblock at a time, each piece typed by
+ * its own pageblock (split_large_buddy()), so that no free block spans an
+ * isolated block and a normal one. zone->lock held; the block is in zone.
+ */
+void move_freepages_block_isolate(struct zone *zone, uint64_t start, int mt)
+{
+	struct mm_sim *sim = zone->sim;
+	uint64_t nr_pb = UINT64_C(1) << sim->pageblock_order;
+
+	for (unsigned int o = sim->pageblock_order + 1; o <= sim->max_order; o++) {
+		uint64_t head = start & ~((UINT64_C(1) << o) - 1);
+		struct page *page = pfn_to_page(sim, head);
+		int hmt;
+
+		if (head < zone->zone_start_pfn || READ_ONCE(page->state) != PG_BUDDY ||
+		    page->order != o || page->zone_id != zone->zone_id)
+			continue;
+		hmt = get_pfnblock_migratetype(sim, head);
+		__del_page_from_free_list(zone, head, o, hmt);
+		account_freepages(zone, -(1L << o), hmt);
+		set_free_tail(page);
+		set_pageblock_migratetype(sim, start, mt);
+		/* models split_large_buddy() */
+		for (uint64_t p = head; p < head + (UINT64_C(1) << o); p += nr_pb)
+			__free_one_page(zone, p, sim->pageblock_order,
+					get_pfnblock_migratetype(sim, p), FPI_NONE);
+		return;
+	}
+	__move_freepages_block(zone, start, get_pfnblock_migratetype(sim, start), mt);
+	set_pageblock_migratetype(sim, start, mt);
+}
+
+/* models __offline_isolated_pages()'s del_page_from_free_list(): not counted free */
+void remove_isolated_free_block(struct zone *zone, uint64_t pfn)
+{
+	unsigned int order = pfn_to_page(zone->sim, pfn)->order;
+
+	__del_page_from_free_list(zone, pfn, order, MIGRATE_ISOLATE);
+	account_freepages(zone, -(1L << order), MIGRATE_ISOLATE);
+}
+
+/*
+ * models __isolate_free_page() + __putback_isolated_page() as
+ * unset_migratetype_isolate() (6.10) uses them: a pageblock-sized free
+ * block of a block just turned back from ISOLATE is freed again, so that
+ * it merges with a free buddy it could not merge with while isolated.
+ */
+void putback_pageblock_buddy(struct zone *zone, uint64_t start)
+{
+	struct mm_sim *sim = zone->sim;
+	struct page *page = pfn_to_page(sim, start);
+	int mt = get_pfnblock_migratetype(sim, start);
+
+	if (READ_ONCE(page->state) != PG_BUDDY || page->order != sim->pageblock_order ||
+	    page->order >= sim->max_order)
+		return;
+	__del_page_from_free_list(zone, start, page->order, mt);
+	account_freepages(zone, -(1L << page->order), mt);
+	set_free_tail(page);
+	__free_one_page(zone, start, sim->pageblock_order, mt, FPI_NONE);
+}
+
+/*
  * models __isolate_free_page(): compaction takes a free block off the lists
  * if the zone stays above its min mark. A block of half a pageblock or more
  * turns its pageblocks MOVABLE, as the block is about to hold movable

@@ -225,6 +225,8 @@ struct zone {
 	bool compact_blockskip_flush;
 	/* Free pages compaction holds isolated (cc->freepages): counted in conservation. */
 	long nr_isolated_free;
+	/* The checker's: pages offline_pages() took out of the zone, not yet back online. */
+	long offlined_pages;
 };
 
 #define MM_MAX_ZONEREFS (MM_MAX_NODES * MAX_NR_ZONES)
@@ -541,6 +543,9 @@ const char *_mm_page_state_name(int state);
 /* fpi_t: how a block is freed */
 #define FPI_NONE    0u
 #define FPI_TO_TAIL 0x2u /* boot and hotplug: to the tail of the lists */
+void move_freepages_block_isolate(struct zone *zone, uint64_t start, int mt);
+void remove_isolated_free_block(struct zone *zone, uint64_t pfn);
+void putback_pageblock_buddy(struct zone *zone, uint64_t start);
 void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt,
 		     unsigned int fpi_flags);
 struct page *__rmqueue_smallest(struct zone *zone, unsigned int order, int mt);
@@ -1033,6 +1038,7 @@ struct mm_decoder {
 };
 
 struct mm_encoder {
+	const struct mm_config *cfg; /* the machine the ops run on */
 	uint8_t *buf;
 	size_t len, pos;
 	struct mm_prog live; /* only its live set: the decoder's, replayed */
@@ -1154,8 +1160,9 @@ int _mm_op_vmstat_refresh(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_kswapd_wake(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_kswapd_step(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_kswapd_sleep(struct mm_op_ctx *ctx, const struct mm_op *op);
-int _mm_op_stat_refresh(struct mm_op_ctx *ctx, const struct mm_op *op); /* vmstat.c */
-int _mm_op_compact(struct mm_op_ctx *ctx, const struct mm_op *op);	/* compaction_pool.c */
+int _mm_op_stat_refresh(struct mm_op_ctx *ctx, const struct mm_op *op);	 /* vmstat.c */
+int _mm_op_offline_pages(struct mm_op_ctx *ctx, const struct mm_op *op); /* isolation.c */
+int _mm_op_compact(struct mm_op_ctx *ctx, const struct mm_op *op);	 /* compaction_pool.c */
 int _mm_op_kcompactd(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_reset_skip(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_fill(struct mm_op_ctx *ctx, const struct mm_op *op);

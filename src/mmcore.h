@@ -534,6 +534,9 @@ enum mm_op_kind {
 	MM_OP_RESET_SKIP, /* reset_isolation_suitable(), as kswapd before sleep */
 	MM_OP_FILL,
 	MM_OP_FREE_PATTERN, /* frees the fill blocks i with i % every == offset */
+	/* memory hotplug and page isolation (src/isolation.c) */
+	MM_OP_OFFLINE_PAGES, /* offline_pages() of whole pageblocks */
+	MM_OP_ONLINE_PAGES,  /* online_pages() of the range's offline pageblocks */
 	MM_NR_OP_KINDS
 };
 
@@ -605,6 +608,12 @@ struct mm_op {
 			uint8_t every;	/* 1..16 */
 			uint8_t offset; /* below every */
 		} pattern;
+		struct {
+			uint32_t start; /* the first pfn, pageblock-aligned */
+			uint16_t pages; /* whole pageblocks */
+			int16_t node;
+			uint8_t zone;
+		} range; /* OFFLINE_PAGES, ONLINE_PAGES */
 	};
 };
 
