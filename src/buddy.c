@@ -116,6 +116,7 @@ void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt
 {
 	struct mm_sim *sim = zone->sim;
 	uint64_t buddy_pfn = pfn ^ (UINT64_C(1) << order);
+	bool across = false;
 
 	account_freepages(zone, 1L << order, mt);
 
@@ -132,20 +133,28 @@ void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt
 			 * highatomic) must keep their own accounting.
 			 */
 			buddy_mt = get_pfnblock_migratetype(sim, buddy_pfn);
-			if (mt != buddy_mt &&
-			    (!migratetype_is_mergeable(mt) || !migratetype_is_mergeable(buddy_mt)))
-				break;
+			if (mt != buddy_mt && (!migratetype_is_mergeable(mt) ||
+					       !migratetype_is_mergeable(buddy_mt))) {
+				/* variant isolate-merge-across (before d9dddbf55667) */
+				if (!sim->policy.buddy_merge_across_isolate ||
+				    (mt != MIGRATE_ISOLATE && buddy_mt != MIGRATE_ISOLATE))
+					break;
+				across = true;
+			}
 		}
 		__del_page_from_free_list(zone, buddy_pfn, order, buddy_mt);
 		set_free_tail(pfn_to_page(sim, buddy_pfn));
 		/* Match the buddy's type so that a later expand() files both halves right. */
-		if (buddy_mt != mt)
+		if (buddy_mt != mt && !across)
 			set_pageblock_migratetype(sim, buddy_pfn, mt);
 		set_free_tail(pfn_to_page(sim, pfn));
 		pfn &= buddy_pfn;
 		order++;
 		count_event(sim, merges);
 	}
+	/* The old kernel kept both blocks' types; list the block by its head's, as lookups do. */
+	if (across)
+		mt = get_pfnblock_migratetype(sim, pfn);
 	__add_to_free_list(
 		zone, pfn, order, mt,
 		(fpi_flags & FPI_TO_TAIL) ||

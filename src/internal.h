@@ -264,9 +264,10 @@ struct mm_policy {
 	int (*pressure_threshold)(const struct zone *zone);
 	bool pcp_no_recalc_after_deferred_init; /* seed 000: sizing stays at boot values */
 
-	int buddy_no_merge_order;    /* -1: merge at every order */
-	bool wmark_ignore_min;	     /* a zone refused at the min mark is used anyway */
-	bool free_without_zone_lock; /* free_one_page skips zone->lock */
+	int buddy_no_merge_order;	 /* -1: merge at every order */
+	bool buddy_merge_across_isolate; /* d9dddbf55667's fix undone */
+	bool wmark_ignore_min;		 /* a zone refused at the min mark is used anyway */
+	bool free_without_zone_lock;	 /* free_one_page skips zone->lock */
 
 	/* percpu_counter, vm_committed_as, rss (seeds 003, 004) */
 	bool commit_switch_no_sync;    /* NEVER published before the new batch, no sync */

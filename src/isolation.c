@@ -385,8 +385,10 @@ static long isolate_listed_pages(struct zone *zone, uint64_t start, uint64_t end
 					    mt,
 					    "order-%u block on the Isolate list in a %s pageblock",
 					    o, mm_migratetype_name(mt));
-			if (p >= start && p < end)
-				n += 1L << o;
+			if (p >= start && p < end) /* the range's part of the block */
+				n += (long)((p + (UINT64_C(1) << o) < end ? p + (UINT64_C(1) << o)
+									  : end) -
+					    p);
 		}
 	return n;
 }

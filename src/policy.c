@@ -108,6 +108,11 @@ static void aligned_only_skip_test(struct mm_policy *p)
 	p->compact_skip_test_pfn = compact_skip_test_pfn_aligned_only;
 }
 
+static void merge_across_isolate(struct mm_policy *p)
+{
+	p->buddy_merge_across_isolate = true;
+}
+
 /*
  * One row per variant: what mmfuzz variants lists (docs/variants.md's
  * index is checked against it by ctest) and the switch that applies it.
@@ -190,6 +195,10 @@ static const struct {
 	  "the skip bit is tested and set only at aligned pfns: the first block of a zone with "
 	  "an unaligned start is never marked and is reselected forever (seed 001)"},
 	 aligned_only_skip_test},
+	{{"isolate-merge-across", MM_VARIANT_BUG, "fuzz_buddy", "before d9dddbf55667 (4.6)",
+	  "__free_one_page merges a free pageblock with its isolated buddy: isolated pages are "
+	  "counted free, or free ones uncounted, and MemFree can exceed MemTotal"},
+	 merge_across_isolate},
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))
