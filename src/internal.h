@@ -1161,9 +1161,9 @@ int _mm_op_vmstat_refresh(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_kswapd_wake(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_kswapd_step(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_kswapd_sleep(struct mm_op_ctx *ctx, const struct mm_op *op);
-int _mm_op_stat_refresh(struct mm_op_ctx *ctx, const struct mm_op *op);	 /* vmstat.c */
-int _mm_op_offline_pages(struct mm_op_ctx *ctx, const struct mm_op *op); /* isolation.c */
-int _mm_op_compact(struct mm_op_ctx *ctx, const struct mm_op *op);	 /* compaction_pool.c */
+int _mm_op_stat_refresh(struct mm_op_ctx *ctx, const struct mm_op *op); /* vmstat.c */
+int _mm_op_range(struct mm_op_ctx *ctx, const struct mm_op *op);	/* isolation.c */
+int _mm_op_compact(struct mm_op_ctx *ctx, const struct mm_op *op);	/* compaction_pool.c */
 int _mm_op_kcompactd(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_reset_skip(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_fill(struct mm_op_ctx *ctx, const struct mm_op *op);

@@ -5,9 +5,10 @@
  * set_migratetype_isolate(), has_unmovable_pages(),
  * undo_isolate_page_range(), unset_migratetype_isolate(),
  * test_pages_isolated()) and mm/memory_hotplug.c (offline_pages(),
- * online_pages(), do_migrate_range()), with __offline_isolated_pages() of
- * mm/page_alloc.c. A range is whole pageblocks of one zone: the model's
- * memory block.
+ * online_pages(), do_migrate_range()), with __offline_isolated_pages(),
+ * alloc_contig_range() and free_contig_range() of mm/page_alloc.c. A range
+ * is whole pageblocks of one zone: the model's memory block (and a
+ * contiguous allocation of whole pageblocks, as CMA makes).
  *
  * Left out: the zone span does not shrink (remove_pfn_range_from_zone()),
  * a zone is not offlined whole (zone_pcp_reset()), totalram_pages and
@@ -28,7 +29,11 @@
 struct isolate_snapshot {
 	long nr_free_exact; /* the zone's exact NR_FREE_PAGES */
 	long range_free;    /* pages of the range in free buddy blocks */
+	long pcp_outside;   /* pages on pcp lists outside the range, counted free once drained */
 };
+
+/* An allocated page of alloc_contig_range(): no handle reaches it. */
+#define OWNER_CONTIG 0x7ffffffeu
 
 static uint64_t pb_pages(const struct mm_sim *sim)
 {
@@ -327,18 +332,109 @@ static int online_pages(struct mm_sim *sim, struct zone *zone, uint64_t start, u
 	return 0;
 }
 
-int _mm_op_offline_pages(struct mm_op_ctx *ctx, const struct mm_op *op)
+/*
+ * models alloc_contig_range(MIGRATE_MOVABLE) of whole pageblocks: the
+ * range isolated, every CPU's pcp lists of the zone drained (the pcp lists
+ * stay on, unlike offlining), movable blocks migrated, test_pages_isolated(),
+ * then the free blocks taken as allocated order-0 pages
+ * (isolate_freepages_range()) and the isolation undone. 0, or a negative
+ * errno with the range as before, less what migrated.
+ */
+static int alloc_contig_range(struct mm_sim *sim, struct zone *zone, uint64_t start, uint64_t end)
+{
+	struct isolate_snapshot snap;
+	uint64_t failed;
+	long moved = 0;
+	int ret;
+
+	snapshot_range(zone, start, end, &snap);
+	ret = start_isolate_page_range(zone, start, end, &failed);
+	if (ret) {
+		check_undone_range(zone, start, failed, snap.nr_free_exact);
+		return ret;
+	}
+	/* models drain_all_pages(zone) */
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
+		drain_pages_zone(cpu, zone);
+	ret = do_migrate_range(zone, start, end, &moved);
+	check_isolated_range(zone, start, end, &snap, moved);
+	if (!ret)
+		ret = test_pages_isolated(zone, start, end);
+	if (ret) {
+		undo_isolate_page_range(zone, start, end, MIGRATE_MOVABLE);
+		check_undone_range(zone, start, end, snap.nr_free_exact + snap.pcp_outside);
+		return ret;
+	}
+	/* models isolate_freepages_range(): the free blocks become the caller's pages */
+	zone_lock(zone);
+	for (uint64_t pfn = start; pfn < end;) {
+		uint64_t nr = UINT64_C(1) << pfn_to_page(sim, pfn)->order;
+
+		remove_isolated_free_block(zone, pfn);
+		for (uint64_t i = 0; i < nr; i++) {
+			struct page *page = pfn_to_page(sim, pfn + i);
+			WRITE_ONCE(page->order, 0);
+			page->alloc_mt = MIGRATE_UNMOVABLE; /* no LRU page: nothing migrates it */
+			page->spare = 0;
+			page->stamp.owner = OWNER_CONTIG;
+			page->stamp.gen = 0;
+			WRITE_ONCE(page->state, PG_ALLOC);
+		}
+		pfn += nr;
+	}
+	zone_account_allocated(zone, (long)(end - start));
+	zone_unlock(zone);
+	undo_isolate_page_range(zone, start, end, MIGRATE_MOVABLE);
+	check_undone_range(zone, start, end,
+			   snap.nr_free_exact - snap.range_free + snap.pcp_outside - moved);
+	return 0;
+}
+
+/*
+ * models free_contig_range(): every page of the range alloc_contig_range()
+ * handed out goes back one at a time (__free_page(), through this CPU's
+ * pcp list). -EINVAL when the range holds none.
+ */
+static int free_contig_range(struct mm_sim *sim, uint64_t start, uint64_t end)
+{
+	int ret = -EINVAL;
+
+	for (uint64_t pfn = start; pfn < end; pfn++) {
+		const struct page *page = pfn_to_page(sim, pfn);
+
+		if (page->state != PG_ALLOC || page->order || page->stamp.owner != OWNER_CONTIG)
+			continue;
+		free_unref_page(sim, pfn, 0);
+		ret = 0;
+	}
+	return ret;
+}
+
+/* The range ops: offline_pages, online_pages, alloc_contig_range, free_contig_range */
+int _mm_op_range(struct mm_op_ctx *ctx, const struct mm_op *op)
 {
 	struct mm_sim *sim = ctx->sim;
 	struct zone *zone = range_zone(sim, op);
+	uint64_t start = op->range.start, end = start + op->range.pages;
 	int ret;
 
 	if (!zone)
 		return 1;
+
 	pthread_mutex_lock(&sim->hotplug_lock);
-	ret = op->kind == MM_OP_OFFLINE_PAGES
-		      ? offline_pages(sim, zone, op->range.start, op->range.start + op->range.pages)
-		      : online_pages(sim, zone, op->range.start, op->range.start + op->range.pages);
+	switch (op->kind) {
+	case MM_OP_OFFLINE_PAGES:
+		ret = offline_pages(sim, zone, start, end);
+		break;
+	case MM_OP_ONLINE_PAGES:
+		ret = online_pages(sim, zone, start, end);
+		break;
+	case MM_OP_ALLOC_CONTIG:
+		ret = alloc_contig_range(sim, zone, start, end);
+		break;
+	default:
+		ret = free_contig_range(sim, start, end);
+	}
 	pthread_mutex_unlock(&sim->hotplug_lock);
 	_mm_derived_vmstat_op(sim, op, ret != 0);
 	_mm_check_zone_cheap(zone);
@@ -349,25 +445,43 @@ int _mm_op_offline_pages(struct mm_op_ctx *ctx, const struct mm_op *op)
  * The checker's: O(range) after a range op, from its own memmap walk
  * ---------------------------------------------------------------------- */
 
-/* Pages of [start, end) in free buddy blocks, as the memmap says. */
-static long range_free_pages(struct zone *zone, uint64_t start, uint64_t end)
+/* Pages of [start, end) in free buddy blocks, as the memmap says; *pcp: those on pcp lists. */
+static long range_free_pages(struct zone *zone, uint64_t start, uint64_t end, long *pcp)
 {
 	struct mm_sim *sim = zone->sim;
-	long n = 0;
+	long n = 0, on_pcp = 0;
 
-	for (uint64_t pfn = start; pfn < end; pfn++) {
+	for (uint64_t pfn = start; pfn < end;) {
 		const struct page *page = pfn_to_page(sim, pfn);
-		if (page->state == PG_BUDDY || page->state == PG_FREE_TAIL)
-			n++;
+		uint64_t nr = UINT64_C(1) << page->order;
+
+		if (page->state == PG_BUDDY) {
+			n += (long)(pfn + nr < end ? nr : end - pfn);
+			pfn += nr;
+		} else if (page->state == PG_PCP) {
+			on_pcp += (long)nr;
+			pfn += nr;
+		} else {
+			/* a tail of a free block from below start (pcp blocks never cross it) */
+			n += page->state == PG_FREE_TAIL;
+			pfn++;
+		}
 	}
+	if (pcp)
+		*pcp = on_pcp;
 	return n;
 }
 
 static void snapshot_range(struct zone *zone, uint64_t start, uint64_t end,
 			   struct isolate_snapshot *s)
 {
+	long in_range, all;
+
 	s->nr_free_exact = zone->vm_stat_exact[NR_FREE_PAGES];
-	s->range_free = range_free_pages(zone, start, end);
+	s->range_free = range_free_pages(zone, start, end, &in_range);
+	/* O(zone), for the range ops only: the memmap's pcp pages */
+	range_free_pages(zone, zone->zone_start_pfn, zone_end_pfn(zone), &all);
+	s->pcp_outside = all - in_range;
 }
 
 /* Pages of [start, end) on the zone's ISOLATE free lists; INV-ISOLATE-FREELIST-TYPE on the way. */
@@ -437,17 +551,18 @@ static void check_no_merge_across(struct zone *zone, uint64_t start, uint64_t en
 
 /*
  * After isolation, the drain and migration: NR_FREE_PAGES lost exactly the
- * free pages the range had and the moved pages' new homes
- * (INV-ISOLATE-NRFREE; the pages they left are isolated), and
+ * free pages the range had and the moved pages' new homes, and gained the
+ * pcp pages from outside the range (INV-ISOLATE-NRFREE; the pages moved
+ * pages left, and the range's pcp pages, are isolated), and
  * every free page of the range is on an ISOLATE list (INV-ISOLATE-LEAK).
  */
 static void check_isolated_range(struct zone *zone, uint64_t start, uint64_t end,
 				 const struct isolate_snapshot *s, long moved)
 {
-	long want = s->nr_free_exact - s->range_free - moved;
-	long free_now = range_free_pages(zone, start, end);
+	long want = s->nr_free_exact - s->range_free + s->pcp_outside - moved;
+	long pcp;
+	long free_now = range_free_pages(zone, start, end, &pcp);
 	long listed = isolate_listed_pages(zone, start, end);
-	long pcp = 0;
 
 	/* Only a serial run knows no other CPU freed or allocated meanwhile. */
 	if (zone->sim->serial && zone->vm_stat_exact[NR_FREE_PAGES] != want)
@@ -455,8 +570,6 @@ static void check_isolated_range(struct zone *zone, uint64_t start, uint64_t end
 			    zone->vm_stat_exact[NR_FREE_PAGES],
 			    "NR_FREE_PAGES after isolating [%llu, %llu) holding %ld free pages",
 			    (unsigned long long)start, (unsigned long long)end, s->range_free);
-	for (uint64_t pfn = start; pfn < end; pfn++)
-		pcp += pfn_to_page(zone->sim, pfn)->state == PG_PCP;
 	if (listed != free_now || pcp)
 		zone_report(zone, "INV-ISOLATE-LEAK", start, free_now, listed,
 			    "free pages of isolated [%llu, %llu) on the ISOLATE lists (%ld on pcp "

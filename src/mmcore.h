@@ -537,6 +537,8 @@ enum mm_op_kind {
 	/* memory hotplug and page isolation (src/isolation.c) */
 	MM_OP_OFFLINE_PAGES, /* offline_pages() of whole pageblocks */
 	MM_OP_ONLINE_PAGES,  /* online_pages() of the range's offline pageblocks */
+	MM_OP_ALLOC_CONTIG,  /* alloc_contig_range() of whole pageblocks */
+	MM_OP_FREE_CONTIG,   /* free_contig_range(): the range's contig pages */
 	MM_NR_OP_KINDS
 };
 
@@ -613,7 +615,7 @@ struct mm_op {
 			uint16_t pages; /* whole pageblocks */
 			int16_t node;
 			uint8_t zone;
-		} range; /* OFFLINE_PAGES, ONLINE_PAGES */
+		} range; /* OFFLINE_PAGES, ONLINE_PAGES, ALLOC_CONTIG, FREE_CONTIG */
 	};
 };
 

@@ -15,11 +15,11 @@
  *   sub (mod 16)     0 check  1-7 counters (seeds 003, 004)
  *   8-11 vmstat and kswapd (seed 002; 11 stat_refresh)  12-15 compaction (seed 001)
  *
- * offline_pages and online_pages took vmstat_refresh's unused node bits
- * after sub 10: kswapd's byte 3 | w << 2 read as vmstat_refresh for every
- * w, and the encoder writes w = 0. It still does; w 1..63 now names a
- * range op and reads two more bytes, so only inputs with such a byte
- * decode differently.
+ * The range ops (offline_pages, online_pages, alloc_contig_range,
+ * free_contig_range) took vmstat_refresh's unused node bits after sub 10:
+ * kswapd's byte 3 | w << 2 read as vmstat_refresh for every w, and the
+ * encoder writes w = 0. It still does; w 1..63 now names a range op and
+ * reads two more bytes, so only inputs with such a byte decode differently.
  *
  * Every opcode and sub byte has an owner now. A new slot would change how
  * some existing inputs decode: take a value a slot decodes twice (how 3 of
@@ -551,9 +551,12 @@ static bool zone_blocks(const struct mm_config *cfg, unsigned int node, unsigned
 	return true;
 }
 
+static const uint8_t range_kinds[4] = {MM_OP_OFFLINE_PAGES, MM_OP_ONLINE_PAGES, MM_OP_ALLOC_CONTIG,
+				       MM_OP_FREE_CONTIG};
+
 /*
- * After kswapd's byte 3 | w << 2, w 1..63: x = w - 1, bit 0 online, node
- * x >> 1; then b: zone (b & 3, the header's zones), pageblocks - 1 (b >> 2
+ * After kswapd's byte 3 | w << 2, w 1..63: x = w - 1, the kind x & 3
+ * (range_kinds), node x >> 2; then b: zone (b & 3, the header's zones), pageblocks - 1 (b >> 2
  * & 3); a u16: the first pageblock (mod those that fit). Nothing when the
  * zone has too few pageblocks.
  */
@@ -563,8 +566,8 @@ static int decode_range(struct mm_decoder *d, struct mm_op *op, unsigned int w)
 	unsigned int x = w - 1, b = rd8(d), idx = rd16(d);
 	uint64_t first, nr, blocks = 1 + ((b >> 2) & 3);
 
-	op->kind = x & 1 ? MM_OP_ONLINE_PAGES : MM_OP_OFFLINE_PAGES;
-	op->range.node = (int16_t)((x >> 1) % cfg->nr_nodes);
+	op->kind = range_kinds[x & 3];
+	op->range.node = (int16_t)((x >> 2) % cfg->nr_nodes);
 	op->range.zone = (uint8_t)_mm_hdr_zones[b & 3];
 	if (!zone_blocks(cfg, (unsigned int)op->range.node, op->range.zone, &first, &nr) ||
 	    nr < blocks)
@@ -579,18 +582,20 @@ static int hdr_zone_index(unsigned int zt);
 static int encode_range(struct mm_encoder *e, const struct mm_op *op)
 {
 	const struct mm_config *cfg = e->cfg;
-	unsigned int pbo = cfg->pageblock_order, x;
+	unsigned int pbo = cfg->pageblock_order, x = 0;
 	int zi = hdr_zone_index(op->range.zone);
 	uint64_t first, nr, blocks = (uint64_t)op->range.pages >> pbo,
 			    start = op->range.start >> pbo;
 
-	if (op->range.node < 0 || op->range.node > 30 || zi < 0 ||
+	while (range_kinds[x] != op->kind)
+		x++;
+	if (op->range.node < 0 || op->range.node > 14 || zi < 0 ||
 	    (unsigned int)op->range.node >= cfg->nr_nodes || blocks < 1 || blocks > 4 ||
 	    ((op->range.start | op->range.pages) & ((1u << pbo) - 1)) ||
 	    !zone_blocks(cfg, (unsigned int)op->range.node, op->range.zone, &first, &nr) ||
 	    start < first || start + blocks > first + nr)
 		return -1;
-	x = (op->kind == MM_OP_ONLINE_PAGES) | (unsigned int)op->range.node << 1;
+	x |= (unsigned int)op->range.node << 2;
 	wr_sub(e, SUB_KSWAPD, op);
 	wr8(e, 3 | (x + 1) << 2);
 	wr8(e, (unsigned int)zi | (unsigned int)(blocks - 1) << 2);
@@ -1014,11 +1019,19 @@ const struct mm_op_desc mm_op_descs[MM_NR_OP_KINDS] = {
 	[MM_OP_OFFLINE_PAGES] = {"offline_pages", NULL, NULL, MM_FAMILY_BUDDY, MM_STRESS_SERIAL,
 				 SUB(SUB_KSWAPD), FIELDS(f_range), .validate = validate_range,
 				 .decode = decode_kswapd, .encode = encode_range,
-				 .apply = _mm_op_offline_pages},
+				 .apply = _mm_op_range},
 	[MM_OP_ONLINE_PAGES] = {"online_pages", NULL, NULL, MM_FAMILY_BUDDY, MM_STRESS_SERIAL,
 				SUB(SUB_KSWAPD), FIELDS(f_range), .validate = validate_range,
 				.decode = decode_kswapd, .encode = encode_range,
-				.apply = _mm_op_offline_pages},
+				.apply = _mm_op_range},
+	[MM_OP_ALLOC_CONTIG] = {"alloc_contig_range", NULL, NULL, MM_FAMILY_BUDDY, MM_STRESS_SERIAL,
+				SUB(SUB_KSWAPD), FIELDS(f_range), .validate = validate_range,
+				.decode = decode_kswapd, .encode = encode_range,
+				.apply = _mm_op_range},
+	[MM_OP_FREE_CONTIG] = {"free_contig_range", NULL, NULL, MM_FAMILY_BUDDY, MM_STRESS_SERIAL,
+			       SUB(SUB_KSWAPD), FIELDS(f_range), .validate = validate_range,
+			       .decode = decode_kswapd, .encode = encode_range,
+			       .apply = _mm_op_range},
 };
 
 const char *mm_op_name(unsigned int kind)

@@ -126,6 +126,47 @@ START_TEST(test_offline_unmovable_fails_and_undoes)
 }
 END_TEST
 
+/*
+ * alloc_contig_range drains the pcp lists after isolating (they stay on),
+ * moves the movable block out and takes the pageblock; free_contig_range
+ * gives it back through the pcp list.
+ */
+START_TEST(test_contig_range)
+{
+	struct run r;
+	struct mm_sim *sim = run_text(&r, MACHINE "cpu0 alloc a0 order=0 " MOVABLE_ALLOC "\n"
+						  "cpu1 alloc a1 order=2 " MOVABLE_ALLOC "\n"
+						  "cpu0 free a0\n"
+						  "cpu1 alloc_contig_range node=0 zone=Normal "
+						  "start=0 pages=512\n"
+						  "check\n");
+	struct mm_zone_info zi = zinfo(sim, 0, ZONE_NORMAL);
+
+	ck_assert_msg(r.violations == 0, "%s", r.vr.first);
+	ck_assert_uint_eq(mm_exec_skipped(r.ex), 0);
+	ck_assert_uint_eq(zi.managed, 2048);
+	ck_assert_int_eq(zi.nr_pcp_pages, 0);
+	ck_assert_int_eq(zi.nr_free_exact, 2048 - 512 - 4);
+	for (uint64_t pfn = 0; pfn < 512; pfn++)
+		ck_assert_int_eq(sim->mem_map[pfn].state, PG_ALLOC);
+	ck_assert_int_eq(sim->pageblock_flags[0] & PB_MIGRATETYPE_MASK, MIGRATE_MOVABLE);
+	mm_exec_destroy(r.ex);
+
+	sim = run_text(&r, MACHINE "cpu1 alloc_contig_range node=0 zone=Normal start=512 "
+				   "pages=512\n"
+				   "cpu0 free_contig_range node=0 zone=Normal start=0 pages=2048\n"
+				   "cpu0 free_contig_range node=0 zone=Normal start=0 pages=2048\n"
+				   "cpu0 drain\n"
+				   "check\n");
+	zi = zinfo(sim, 0, ZONE_NORMAL);
+	ck_assert_msg(r.violations == 0, "%s", r.vr.first);
+	ck_assert_uint_eq(mm_exec_skipped(r.ex), 1); /* the second free finds nothing */
+	ck_assert_int_eq(zi.nr_free_exact, 2048);
+	ck_assert_uint_eq(zi.nr_free[10], 2);
+	mm_exec_destroy(r.ex);
+}
+END_TEST
+
 /* Onlining what is online, or an offline range twice, is a skip. */
 START_TEST(test_range_skips)
 {
@@ -181,19 +222,22 @@ START_TEST(test_range_round_trip)
 
 	mm_prog_init(&p);
 	/* A machine the binary header holds (zones of up to 1024 pages) */
-	ck_assert_msg(mm_parse_prog("config nodes=1 cpus=2 max_order=10 pageblock_order=9 "
-				    "min_free_kbytes=0 watermark_scale_factor=10 high_fraction=0\n"
-				    "zone 0 Normal start=0 spanned=1024 present=1024 managed=1024\n"
-				    "cpu1 offline_pages node=0 zone=Normal start=512 pages=512\n"
-				    "cpu0 online_pages node=0 zone=Normal start=0 pages=1024\n",
-				    &p, err, sizeof(err)) == 0,
-		      "%s", err);
+	ck_assert_msg(
+		mm_parse_prog("config nodes=1 cpus=2 max_order=10 pageblock_order=9 "
+			      "min_free_kbytes=0 watermark_scale_factor=10 high_fraction=0\n"
+			      "zone 0 Normal start=0 spanned=1024 present=1024 managed=1024\n"
+			      "cpu1 offline_pages node=0 zone=Normal start=512 pages=512\n"
+			      "cpu0 online_pages node=0 zone=Normal start=0 pages=1024\n"
+			      "cpu1 alloc_contig_range node=0 zone=Normal start=0 pages=512\n"
+			      "cpu0 free_contig_range node=0 zone=Normal start=512 pages=512\n",
+			      &p, err, sizeof(err)) == 0,
+		"%s", err);
 	n = mm_encode(&p, buf, sizeof(buf));
 	ck_assert_int_gt(n, 0);
 	mm_prog_init(&back);
 	ck_assert_int_eq(mm_decode(buf, (size_t)n, NULL, &back), 0);
-	ck_assert_uint_eq(back.nr_ops, 2);
-	for (unsigned int i = 0; i < 2; i++)
+	ck_assert_uint_eq(back.nr_ops, 4);
+	for (unsigned int i = 0; i < 4; i++)
 		ck_assert_mem_eq(&back.ops[i], &p.ops[i], sizeof(p.ops[i]));
 	mm_prog_free(&back);
 	mm_prog_free(&p);
@@ -231,6 +275,7 @@ static Suite *isolation_suite(void)
 	tcase_add_test(tc, test_offline_online_free_block);
 	tcase_add_test(tc, test_offline_migrates_movable);
 	tcase_add_test(tc, test_offline_unmovable_fails_and_undoes);
+	tcase_add_test(tc, test_contig_range);
 	tcase_add_test(tc, test_range_skips);
 	tcase_add_test(tc, test_range_slot);
 	tcase_add_test(tc, test_range_round_trip);

@@ -520,7 +520,7 @@ START_TEST(test_every_row_parses)
 		}
 		if (k == MM_OP_FREE_PATTERN)
 			op.pattern.every = 1;
-		if (k == MM_OP_OFFLINE_PAGES || k == MM_OP_ONLINE_PAGES) {
+		if (k >= MM_OP_OFFLINE_PAGES && k <= MM_OP_FREE_CONTIG) {
 			op.range.pages = 512; /* a pageblock of the Normal zone */
 			op.range.zone = ZONE_NORMAL;
 		}
