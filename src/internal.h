@@ -268,6 +268,7 @@ struct mm_policy {
 	bool buddy_merge_across_isolate; /* d9dddbf55667's fix undone */
 	bool wmark_ignore_min;		 /* a zone refused at the min mark is used anyway */
 	bool free_without_zone_lock;	 /* free_one_page skips zone->lock */
+	bool pcp_stale_migratetype;	 /* 51bb1a4093cc's fix undone */
 
 	/* percpu_counter, vm_committed_as, rss (seeds 003, 004) */
 	bool commit_switch_no_sync;    /* NEVER published before the new batch, no sync */

@@ -113,6 +113,11 @@ static void merge_across_isolate(struct mm_policy *p)
 	p->buddy_merge_across_isolate = true;
 }
 
+static void pcp_stale_migratetype(struct mm_policy *p)
+{
+	p->pcp_stale_migratetype = true;
+}
+
 /*
  * One row per variant: what mmfuzz variants lists (docs/variants.md's
  * index is checked against it by ctest) and the switch that applies it.
@@ -199,6 +204,11 @@ static const struct {
 	  "__free_one_page merges a free pageblock with its isolated buddy: isolated pages are "
 	  "counted free, or free ones uncounted, and MemFree can exceed MemTotal"},
 	 merge_across_isolate},
+	{{"pcp-stale-migratetype", MM_VARIANT_BUG, "fuzz_pcp",
+	  "before 51bb1a4093cc and ad53f92eb416 (3.18)",
+	  "free_pcppages_bulk frees a page as the migratetype cached when it entered the pcp "
+	  "list: pages of a pageblock isolated meanwhile go back to normal free lists"},
+	 pcp_stale_migratetype},
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))
