@@ -97,13 +97,18 @@ static void set_free_tail(struct page *page)
 	WRITE_ONCE(page->order, 0);
 }
 
-/* models account_freepages(); the checker also keeps the exact count and its figures */
+/*
+ * models account_freepages() (6.12+, with c928807f6f6b's nr_free_highatomic);
+ * the checker also keeps the exact count and its figures
+ */
 void account_freepages(struct zone *zone, long nr_pages, int mt)
 {
 	if (mt == MIGRATE_ISOLATE)
 		return;
 	zone->vm_stat_exact[NR_FREE_PAGES] += nr_pages;
 	__mod_zone_page_state(zone, NR_FREE_PAGES, nr_pages);
+	if (mt == MIGRATE_HIGHATOMIC)
+		WRITE_ONCE(zone->nr_free_highatomic, zone->nr_free_highatomic + nr_pages);
 }
 
 /*
@@ -366,9 +371,12 @@ void remove_isolated_free_block(struct zone *zone, uint64_t pfn)
 
 /*
  * models __isolate_free_page() + __putback_isolated_page() as
- * unset_migratetype_isolate() (6.10) uses them: a pageblock-sized free
- * block of a block just turned back from ISOLATE is freed again, so that
- * it merges with a free buddy it could not merge with while isolated.
+ * unset_migratetype_isolate() (6.10) uses them: a free block of at least
+ * a pageblock at the start of a block just turned back from ISOLATE is
+ * freed again, so that it merges with a free buddy it could not merge
+ * with while isolated. The model does the same after
+ * unreserve_highatomic_pageblock(), where the kernel leaves the pair
+ * apart until a free nearby (INV-BUDDY-MERGED holds the model to merged).
  */
 void putback_pageblock_buddy(struct zone *zone, uint64_t start)
 {
@@ -376,13 +384,14 @@ void putback_pageblock_buddy(struct zone *zone, uint64_t start)
 	struct page *page = pfn_to_page(sim, start);
 	int mt = get_pfnblock_migratetype(sim, start);
 
-	if (READ_ONCE(page->state) != PG_BUDDY || page->order != sim->pageblock_order ||
+	if (READ_ONCE(page->state) != PG_BUDDY || page->order < sim->pageblock_order ||
 	    page->order >= sim->max_order)
 		return;
 	__del_page_from_free_list(zone, start, page->order, mt);
-	account_freepages(zone, -(1L << page->order), mt);
+	unsigned int order = page->order;
+	account_freepages(zone, -(1L << order), mt);
 	set_free_tail(page);
-	__free_one_page(zone, start, sim->pageblock_order, mt, FPI_NONE);
+	__free_one_page(zone, start, order, mt, FPI_NONE);
 }
 
 /*
@@ -567,15 +576,24 @@ MM_NO_COVERAGE MM_NO_ASAN static uint64_t first_bad_tail(const struct page *head
 MM_NO_COVERAGE static unsigned long check_counts(struct zone *zone, const struct pcp_totals *totals)
 {
 	unsigned long bad = 0;
-	long sum = 0, isolated_pages = 0;
+	long sum = 0, isolated_pages = 0, highatomic_pages = 0;
 
 	for (unsigned int o = 0; o <= zone->sim->max_order; o++) {
 		const struct free_area *area = &zone->free_area[o];
 		sum += (long)(area->nr_free << o);
-		/* Isolated blocks are rare: walking their lists stays cheap. */
+		/* Isolated and highatomic blocks are rare: walking their lists stays cheap. */
 		for (uint32_t p = area->head[MIGRATE_ISOLATE]; p != PFN_NIL;
 		     p = pfn_to_page(zone->sim, p)->lru.next)
 			isolated_pages += 1L << o;
+		for (uint32_t p = area->head[MIGRATE_HIGHATOMIC]; p != PFN_NIL;
+		     p = pfn_to_page(zone->sim, p)->lru.next)
+			highatomic_pages += 1L << o;
+	}
+	if (highatomic_pages != zone->nr_free_highatomic) {
+		zone_report(zone, "INV-HIGHATOMIC-NRFREE", -1, highatomic_pages,
+			    zone->nr_free_highatomic,
+			    "nr_free_highatomic differs from the HIGHATOMIC lists' pages");
+		bad++;
 	}
 	/*
 	 * ISOLATE blocks are free but not in NR_FREE_PAGES (account_freepages).

@@ -190,6 +190,7 @@ struct zone {
 	unsigned long watermark_boost;
 	unsigned long lowmem_reserve[MAX_NR_ZONES];
 	unsigned long nr_reserved_highatomic;
+	long nr_free_highatomic; /* free pages on the HIGHATOMIC lists (6.12+, c928807f6f6b) */
 
 	struct free_area free_area[MM_NR_PAGE_ORDERS];
 	atomic_long vm_stat[NR_VM_ZONE_STAT_ITEMS];
@@ -264,11 +265,12 @@ struct mm_policy {
 	int (*pressure_threshold)(const struct zone *zone);
 	bool pcp_no_recalc_after_deferred_init; /* seed 000: sizing stays at boot values */
 
-	int buddy_no_merge_order;	 /* -1: merge at every order */
-	bool buddy_merge_across_isolate; /* d9dddbf55667's fix undone */
-	bool wmark_ignore_min;		 /* a zone refused at the min mark is used anyway */
-	bool free_without_zone_lock;	 /* free_one_page skips zone->lock */
-	bool pcp_stale_migratetype;	 /* 51bb1a4093cc's fix undone */
+	int buddy_no_merge_order;	   /* -1: merge at every order */
+	bool buddy_merge_across_isolate;   /* d9dddbf55667's fix undone */
+	bool wmark_ignore_min;		   /* a zone refused at the min mark is used anyway */
+	bool free_without_zone_lock;	   /* free_one_page skips zone->lock */
+	bool pcp_stale_migratetype;	   /* 51bb1a4093cc's fix undone */
+	bool highatomic_unusable_reserved; /* c928807f6f6b's fix undone */
 
 	/* percpu_counter, vm_committed_as, rss (seeds 003, 004) */
 	bool commit_switch_no_sync;    /* NEVER published before the new batch, no sync */
