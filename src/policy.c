@@ -118,6 +118,11 @@ static void pcp_stale_migratetype(struct mm_policy *p)
 	p->pcp_stale_migratetype = true;
 }
 
+static void highatomic_unusable_reserved(struct mm_policy *p)
+{
+	p->highatomic_unusable_reserved = true;
+}
+
 /*
  * One row per variant: what mmfuzz variants lists (docs/variants.md's
  * index is checked against it by ctest) and the switch that applies it.
@@ -209,6 +214,11 @@ static const struct {
 	  "free_pcppages_bulk frees a page as the migratetype cached when it entered the pcp "
 	  "list: pages of a pageblock isolated meanwhile go back to normal free lists"},
 	 pcp_stale_migratetype},
+	{{"highatomic-unusable-reserved", MM_VARIANT_BUG, "fuzz_buddy",
+	  "before c928807f6f6b (6.12)",
+	  "__zone_watermark_unusable_free counts the whole highatomic reserve as unusable, "
+	  "allocated pages included: order-0 requests refused with memory free (spurious OOM)"},
+	 highatomic_unusable_reserved},
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))
