@@ -205,10 +205,13 @@ static long highatomic_free_pages(const struct zone *zone)
 
 	if (!zone->nr_reserved_highatomic && !zone->nr_free_highatomic)
 		return 0;
-	for (unsigned int o = 0; o <= zone->sim->max_order; o++)
-		for (uint32_t p = zone->free_area[o].head[MIGRATE_HIGHATOMIC]; p != PFN_NIL;
+	for (unsigned int o = 0; o <= zone->sim->max_order; o++) {
+		unsigned long k = 0; /* a cycle a bug made stops at nr_free */
+		for (uint32_t p = zone->free_area[o].head[MIGRATE_HIGHATOMIC];
+		     p != PFN_NIL && k++ <= zone->free_area[o].nr_free;
 		     p = zone->sim->mem_map[p].lru.next)
 			n += 1L << o;
+	}
 	return n;
 }
 

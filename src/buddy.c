@@ -581,12 +581,18 @@ MM_NO_COVERAGE static unsigned long check_counts(struct zone *zone, const struct
 	for (unsigned int o = 0; o <= zone->sim->max_order; o++) {
 		const struct free_area *area = &zone->free_area[o];
 		sum += (long)(area->nr_free << o);
-		/* Isolated and highatomic blocks are rare: walking their lists stays cheap. */
-		for (uint32_t p = area->head[MIGRATE_ISOLATE]; p != PFN_NIL;
+		/*
+		 * Isolated and highatomic blocks are rare: walking their lists
+		 * stays cheap. A list longer than nr_free (a cycle a bug made)
+		 * stops there, its count then off.
+		 */
+		unsigned long n = 0;
+		for (uint32_t p = area->head[MIGRATE_ISOLATE]; p != PFN_NIL && n++ <= area->nr_free;
 		     p = pfn_to_page(zone->sim, p)->lru.next)
 			isolated_pages += 1L << o;
-		for (uint32_t p = area->head[MIGRATE_HIGHATOMIC]; p != PFN_NIL;
-		     p = pfn_to_page(zone->sim, p)->lru.next)
+		n = 0;
+		for (uint32_t p = area->head[MIGRATE_HIGHATOMIC];
+		     p != PFN_NIL && n++ <= area->nr_free; p = pfn_to_page(zone->sim, p)->lru.next)
 			highatomic_pages += 1L << o;
 	}
 	if (highatomic_pages != zone->nr_free_highatomic) {

@@ -490,8 +490,10 @@ static long isolate_listed_pages(struct zone *zone, uint64_t start, uint64_t end
 	struct mm_sim *sim = zone->sim;
 	long n = 0;
 
-	for (unsigned int o = 0; o <= sim->max_order; o++)
-		for (uint32_t p = zone->free_area[o].head[MIGRATE_ISOLATE]; p != PFN_NIL;
+	for (unsigned int o = 0; o <= sim->max_order; o++) {
+		unsigned long k = 0; /* a cycle a bug made stops at nr_free */
+		for (uint32_t p = zone->free_area[o].head[MIGRATE_ISOLATE];
+		     p != PFN_NIL && k++ <= zone->free_area[o].nr_free;
 		     p = pfn_to_page(sim, p)->lru.next) {
 			int mt = get_pfnblock_migratetype(sim, p);
 			if (mt != MIGRATE_ISOLATE)
@@ -504,6 +506,7 @@ static long isolate_listed_pages(struct zone *zone, uint64_t start, uint64_t end
 									  : end) -
 					    p);
 		}
+	}
 	return n;
 }
 
