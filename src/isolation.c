@@ -211,6 +211,28 @@ static void check_isolated_range(struct zone *zone, uint64_t start, uint64_t end
 				 const struct isolate_snapshot *s, long moved);
 static void check_undone_range(struct zone *zone, uint64_t start, uint64_t end, long want_free);
 
+/*
+ * The middle of offline_pages() and alloc_contig_range(): migrate, check
+ * the isolation, test_pages_isolated(); on a failure undo the isolation.
+ * Each page moved took a free page and freed one, and the drained pcp
+ * pages are counted free once undone: NR_FREE_PAGES is the snapshot's
+ * plus those. *moved: the pages moved.
+ */
+static int migrate_and_test(struct zone *zone, uint64_t start, uint64_t end,
+			    const struct isolate_snapshot *snap, long *moved)
+{
+	int ret = do_migrate_range(zone, start, end, moved);
+
+	check_isolated_range(zone, start, end, snap, *moved);
+	if (!ret)
+		ret = test_pages_isolated(zone, start, end);
+	if (ret) {
+		undo_isolate_page_range(zone, start, end, MIGRATE_MOVABLE);
+		check_undone_range(zone, start, end, snap->nr_free_exact + snap->pcp_outside);
+	}
+	return ret;
+}
+
 /* The zone a range op names, if [start, start + pages) is whole pageblocks inside it. */
 static struct zone *range_zone(struct mm_sim *sim, const struct mm_op *op)
 {
@@ -263,16 +285,9 @@ static int offline_pages(struct mm_sim *sim, struct zone *zone, uint64_t start, 
 		check_undone_range(zone, start, failed, snap.nr_free_exact);
 		goto out;
 	}
-	ret = do_migrate_range(zone, start, end, &moved);
-	check_isolated_range(zone, start, end, &snap, moved);
-	if (!ret)
-		ret = test_pages_isolated(zone, start, end);
-	if (ret) {
-		undo_isolate_page_range(zone, start, end, MIGRATE_MOVABLE);
-		/* Each page moved took a free page and freed one: NR_FREE_PAGES is as before. */
-		check_undone_range(zone, start, end, snap.nr_free_exact);
+	ret = migrate_and_test(zone, start, end, &snap, &moved);
+	if (ret)
 		goto out;
-	}
 	offline_isolated_pages(zone, start, end);
 	/* models adjust_managed_page_count() and adjust_present_page_count() */
 	atomic_long_add(-(long)(end - start), &zone->managed_pages);
@@ -356,15 +371,9 @@ static int alloc_contig_range(struct mm_sim *sim, struct zone *zone, uint64_t st
 	/* models drain_all_pages(zone) */
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
 		drain_pages_zone(cpu, zone);
-	ret = do_migrate_range(zone, start, end, &moved);
-	check_isolated_range(zone, start, end, &snap, moved);
-	if (!ret)
-		ret = test_pages_isolated(zone, start, end);
-	if (ret) {
-		undo_isolate_page_range(zone, start, end, MIGRATE_MOVABLE);
-		check_undone_range(zone, start, end, snap.nr_free_exact + snap.pcp_outside);
+	ret = migrate_and_test(zone, start, end, &snap, &moved);
+	if (ret)
 		return ret;
-	}
 	/* models isolate_freepages_range(): the free blocks become the caller's pages */
 	zone_lock(zone);
 	for (uint64_t pfn = start; pfn < end;) {
