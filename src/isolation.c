@@ -30,6 +30,7 @@ struct isolate_snapshot {
 	long nr_free_exact; /* the zone's exact NR_FREE_PAGES */
 	long range_free;    /* pages of the range in free buddy blocks */
 	long pcp_outside;   /* pages on pcp lists outside the range, counted free once drained */
+	long pcp_inside;    /* pages on pcp lists in the range: isolated once drained */
 };
 
 /* An allocated page of alloc_contig_range(): no handle reaches it. */
@@ -159,7 +160,8 @@ static int do_migrate_range(struct zone *zone, uint64_t start, uint64_t end, lon
 			continue;
 		}
 		h = handle_of_block(sim, pfn);
-		if (!h || (src->spare & PAGE_MIGRATE_BUSY))
+		/* A block reaching past the range (the model's ranges may be one pageblock). */
+		if (!h || (src->spare & PAGE_MIGRATE_BUSY) || pfn + nr > end)
 			return -EBUSY;
 		zone_lock(zone);
 		dst = zone_watermark_ok(zone, order, wmark_pages(zone, WMARK_MIN), 0, 0)
@@ -215,8 +217,8 @@ static void check_undone_range(struct zone *zone, uint64_t start, uint64_t end, 
  * The middle of offline_pages() and alloc_contig_range(): migrate, check
  * the isolation, test_pages_isolated(); on a failure undo the isolation.
  * Each page moved took a free page and freed one, and the drained pcp
- * pages are counted free once undone: NR_FREE_PAGES is the snapshot's
- * plus those. *moved: the pages moved.
+ * pages, in the range or not, are counted free once undone:
+ * NR_FREE_PAGES is the snapshot's plus those. *moved: the pages moved.
  */
 static int migrate_and_test(struct zone *zone, uint64_t start, uint64_t end,
 			    const struct isolate_snapshot *snap, long *moved)
@@ -228,7 +230,8 @@ static int migrate_and_test(struct zone *zone, uint64_t start, uint64_t end,
 		ret = test_pages_isolated(zone, start, end);
 	if (ret) {
 		undo_isolate_page_range(zone, start, end, MIGRATE_MOVABLE);
-		check_undone_range(zone, start, end, snap->nr_free_exact + snap->pcp_outside);
+		check_undone_range(zone, start, end,
+				   snap->nr_free_exact + snap->pcp_outside + snap->pcp_inside);
 	}
 	return ret;
 }
@@ -491,6 +494,7 @@ static void snapshot_range(struct zone *zone, uint64_t start, uint64_t end,
 	/* O(zone), for the range ops only: the memmap's pcp pages */
 	range_free_pages(zone, zone->zone_start_pfn, zone_end_pfn(zone), &all);
 	s->pcp_outside = all - in_range;
+	s->pcp_inside = in_range;
 }
 
 /* Pages of [start, end) on the zone's ISOLATE free lists; INV-ISOLATE-FREELIST-TYPE on the way. */
