@@ -252,7 +252,8 @@ static void check_refusal_highatomic(struct zone *zone, unsigned int order, unsi
 }
 
 /*
- * models unreserve_highatomic_pageblock() (6.10): the first free
+ * models unreserve_highatomic_pageblock() (6.10, with 6.12's size for a
+ * multi-block buddy): the first free
  * HIGHATOMIC block of a zone of the zonelist goes back to the request's
  * migratetype with its pageblock(s), and the reserve shrinks by a
  * pageblock. Without force a zone keeps its last reserved pageblock.
@@ -276,11 +277,17 @@ static bool unreserve_highatomic_pageblock(struct mm_sim *sim, const struct allo
 			if (pfn == PFN_NIL)
 				continue;
 			int mt = get_pfnblock_migratetype(sim, pfn);
+			/*
+			 * A free block can span several reserved pageblocks: all of
+			 * them go back (6.12's max(pageblock, 1 << order); 6.10 took
+			 * one pageblock off and left the count above the blocks).
+			 */
+			uint64_t size = (UINT64_C(1) << o) > nr_pb ? UINT64_C(1) << o : nr_pb;
 			if (mt == MIGRATE_HIGHATOMIC)
 				zone->nr_reserved_highatomic -=
-					zone->nr_reserved_highatomic < nr_pb
+					zone->nr_reserved_highatomic < size
 						? zone->nr_reserved_highatomic
-						: nr_pb;
+						: (unsigned long)size;
 			if (o < sim->pageblock_order) {
 				/* Reserving it succeeded, so it does not cross the zone edge. */
 				__move_freepages_block(zone, start, mt, ac->migratetype);
