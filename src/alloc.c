@@ -195,15 +195,114 @@ static void prep_new_page(struct zone *zone, struct page *page, unsigned int ord
  * ones the allocator computed: a request handed reserves it may not use
  * is held to its own floor.
  */
+/*
+ * The checker's count of the free highatomic pages: the HIGHATOMIC lists
+ * walked, not nr_free_highatomic. Empty lists without a reserve: O(1).
+ */
+static long highatomic_free_pages(const struct zone *zone)
+{
+	long n = 0;
+
+	if (!zone->nr_reserved_highatomic && !zone->nr_free_highatomic)
+		return 0;
+	for (unsigned int o = 0; o <= zone->sim->max_order; o++) {
+		unsigned long k = 0; /* a cycle a bug made stops at nr_free */
+		for (uint32_t p = zone->free_area[o].head[MIGRATE_HIGHATOMIC];
+		     p != PFN_NIL && k++ <= zone->free_area[o].nr_free;
+		     p = zone->sim->mem_map[p].lru.next)
+			n += 1L << o;
+	}
+	return n;
+}
+
 static long admission_floor(const struct zone *zone, unsigned int oracle_flags, int highest_zoneidx)
 {
 	long mark = (long)wmark_pages(zone, oracle_flags & ALLOC_WMARK_MASK);
 	long floor = _mm_oracle_reserve_floor(mark, oracle_flags) +
 		     (long)zone->lowmem_reserve[highest_zoneidx];
 
+	/* The free highatomic pages are what the request may not use (c928807f6f6b). */
 	if (!(oracle_flags & ALLOC_RESERVES))
-		floor += (long)zone->nr_reserved_highatomic;
+		floor += highatomic_free_pages(zone);
 	return floor;
+}
+
+/*
+ * INV-WMARK-HIGHATOMIC: an order-0 request the watermark check refused had
+ * no more free pages, by the estimate it read, than the mark, the lowmem
+ * reserve and the free highatomic pages it may not use (the lists walked):
+ * a refusal for highatomic pages that are not free (c928807f6f6b's
+ * spurious OOM) fails it. Serial runs; only with a highatomic reserve.
+ */
+static void check_refusal_highatomic(struct zone *zone, unsigned int order, unsigned long mark,
+				     int highest_zoneidx, unsigned int alloc_flags)
+{
+	long free_pages, floor;
+
+	if (order || !zone->sim->serial || !zone->nr_reserved_highatomic ||
+	    (alloc_flags & (ALLOC_RESERVES | ALLOC_NO_WATERMARKS)))
+		return;
+	free_pages = zone_page_state(zone, NR_FREE_PAGES) - highatomic_free_pages(zone);
+	floor = (long)mark + (long)zone->lowmem_reserve[highest_zoneidx];
+	if (free_pages > floor)
+		zone_report(zone, "INV-WMARK-HIGHATOMIC", -1, floor, free_pages,
+			    "order-0 request refused with %ld usable free pages above the mark "
+			    "%ld (reserve %lu)",
+			    free_pages, floor, zone->nr_reserved_highatomic);
+}
+
+/*
+ * models unreserve_highatomic_pageblock() (6.10, with 6.12's size for a
+ * multi-block buddy): the first free
+ * HIGHATOMIC block of a zone of the zonelist goes back to the request's
+ * migratetype with its pageblock(s), and the reserve shrinks by a
+ * pageblock. Without force a zone keeps its last reserved pageblock.
+ */
+static bool unreserve_highatomic_pageblock(struct mm_sim *sim, const struct alloc_context *ac,
+					   bool force)
+{
+	uint64_t nr_pb = UINT64_C(1) << sim->pageblock_order;
+
+	for (struct zone **zp = ac->zonelist; *zp; zp++) {
+		struct zone *zone = *zp;
+
+		if ((int)zone->type > ac->highest_zoneidx ||
+		    (!force && READ_ONCE(zone->nr_reserved_highatomic) <= nr_pb))
+			continue;
+		zone_lock(zone);
+		for (unsigned int o = 0; o <= sim->max_order; o++) {
+			uint32_t pfn = zone->free_area[o].head[MIGRATE_HIGHATOMIC];
+			uint64_t start = pageblock_start_pfn(sim, pfn);
+
+			if (pfn == PFN_NIL)
+				continue;
+			int mt = get_pfnblock_migratetype(sim, pfn);
+			/*
+			 * A free block can span several reserved pageblocks: all of
+			 * them go back (6.12's max(pageblock, 1 << order); 6.10 took
+			 * one pageblock off and left the count above the blocks).
+			 */
+			uint64_t size = (UINT64_C(1) << o) > nr_pb ? UINT64_C(1) << o : nr_pb;
+			if (mt == MIGRATE_HIGHATOMIC)
+				zone->nr_reserved_highatomic -=
+					zone->nr_reserved_highatomic < size
+						? zone->nr_reserved_highatomic
+						: (unsigned long)size;
+			if (o < sim->pageblock_order) {
+				/* Reserving it succeeded, so it does not cross the zone edge. */
+				__move_freepages_block(zone, start, mt, ac->migratetype);
+				set_pageblock_migratetype(sim, start, ac->migratetype);
+			} else {
+				__move_freepages_block(zone, pfn, mt, ac->migratetype);
+				change_pageblock_range(sim, pfn, o, ac->migratetype);
+			}
+			putback_pageblock_buddy(zone, start);
+			zone_unlock(zone);
+			return true;
+		}
+		zone_unlock(zone);
+	}
+	return false;
 }
 
 /*
@@ -352,6 +451,8 @@ static struct page *get_page_from_freelist(struct mm_sim *sim, unsigned int orde
 		ac->admit_drift = 0;
 		if (!zone_watermark_fast(zone, order, mark, ac->highest_zoneidx, alloc_flags)) {
 			count_event(sim, wmark_refused);
+			check_refusal_highatomic(zone, order, mark, ac->highest_zoneidx,
+						 alloc_flags);
 			if (!(alloc_flags & ALLOC_NO_WATERMARKS)) {
 				mark_refused(ac, zone);
 				if (!(sim->policy.wmark_ignore_min &&
@@ -450,6 +551,14 @@ long long mm_alloc_pages(struct mm_sim *sim, unsigned int order, unsigned int gf
 		    !reserve_flags && compaction_possible(sim))
 			page = alloc_pages_direct_compact(sim, order, alloc_flags, &ac, owner,
 							  *gen);
+		/*
+		 * should_reclaim_retry() before OOM: reclaim made no progress, so
+		 * exhaust the highatomic reserve, a block per retry. Costly orders
+		 * without __GFP_RETRY_MAYFAIL give up before it.
+		 */
+		while (!page && (gfp & MM_GFP_DIRECT_RECLAIM) && order <= PAGE_ALLOC_COSTLY_ORDER &&
+		       unreserve_highatomic_pageblock(sim, &ac, true))
+			page = get_page_from_freelist(sim, order, alloc_flags, &ac, owner, *gen);
 	}
 	if (!page) {
 		count_event(sim, alloc_fail);

@@ -97,7 +97,10 @@ static void set_free_tail(struct page *page)
 	WRITE_ONCE(page->order, 0);
 }
 
-/* models account_freepages(); the checker also keeps the exact count and its figures */
+/*
+ * models account_freepages() (6.12+, with c928807f6f6b's nr_free_highatomic);
+ * the checker also keeps the exact count and its figures
+ */
 void account_freepages(struct zone *zone, long nr_pages, int mt)
 {
 	lockdep_assert_held(&zone->lock); /* as mm/page_alloc.c's account_freepages() */
@@ -105,6 +108,8 @@ void account_freepages(struct zone *zone, long nr_pages, int mt)
 		return;
 	zone->vm_stat_exact[NR_FREE_PAGES] += nr_pages;
 	__mod_zone_page_state(zone, NR_FREE_PAGES, nr_pages);
+	if (mt == MIGRATE_HIGHATOMIC)
+		WRITE_ONCE(zone->nr_free_highatomic, zone->nr_free_highatomic + nr_pages);
 }
 
 /*
@@ -117,6 +122,7 @@ void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt
 {
 	struct mm_sim *sim = zone->sim;
 	uint64_t buddy_pfn = pfn ^ (UINT64_C(1) << order);
+	bool across = false;
 
 	account_freepages(zone, 1L << order, mt);
 
@@ -133,20 +139,28 @@ void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt
 			 * highatomic) must keep their own accounting.
 			 */
 			buddy_mt = get_pfnblock_migratetype(sim, buddy_pfn);
-			if (mt != buddy_mt &&
-			    (!migratetype_is_mergeable(mt) || !migratetype_is_mergeable(buddy_mt)))
-				break;
+			if (mt != buddy_mt && (!migratetype_is_mergeable(mt) ||
+					       !migratetype_is_mergeable(buddy_mt))) {
+				/* variant isolate-merge-across (before d9dddbf55667) */
+				if (!sim->policy.buddy_merge_across_isolate ||
+				    (mt != MIGRATE_ISOLATE && buddy_mt != MIGRATE_ISOLATE))
+					break;
+				across = true;
+			}
 		}
 		__del_page_from_free_list(zone, buddy_pfn, order, buddy_mt);
 		set_free_tail(pfn_to_page(sim, buddy_pfn));
 		/* Match the buddy's type so that a later expand() files both halves right. */
-		if (buddy_mt != mt)
+		if (buddy_mt != mt && !across)
 			set_pageblock_migratetype(sim, buddy_pfn, mt);
 		set_free_tail(pfn_to_page(sim, pfn));
 		pfn &= buddy_pfn;
 		order++;
 		count_event(sim, merges);
 	}
+	/* The old kernel kept both blocks' types; list the block by its head's, as lookups do. */
+	if (across)
+		mt = get_pfnblock_migratetype(sim, pfn);
 	__add_to_free_list(
 		zone, pfn, order, mt,
 		(fpi_flags & FPI_TO_TAIL) ||
@@ -309,6 +323,76 @@ void __move_freepages_block(struct zone *zone, uint64_t start, int old_mt, int n
 	}
 	account_freepages(zone, -moved, old_mt);
 	account_freepages(zone, moved, new_mt);
+}
+
+/*
+ * models move_freepages_block_isolate() (6.10): turns the pageblock at
+ * start into mt and refiles its free pages. A free block larger than a
+ * pageblock that covers it (as its head or a tail block) is taken off its
+ * list whole and handed back a pageblock at a time, each piece typed by
+ * its own pageblock (split_large_buddy()), so that no free block spans an
+ * isolated block and a normal one. zone->lock held; the block is in zone.
+ */
+void move_freepages_block_isolate(struct zone *zone, uint64_t start, int mt)
+{
+	struct mm_sim *sim = zone->sim;
+	uint64_t nr_pb = UINT64_C(1) << sim->pageblock_order;
+
+	for (unsigned int o = sim->pageblock_order + 1; o <= sim->max_order; o++) {
+		uint64_t head = start & ~((UINT64_C(1) << o) - 1);
+		struct page *page = pfn_to_page(sim, head);
+		int hmt;
+
+		if (head < zone->zone_start_pfn || READ_ONCE(page->state) != PG_BUDDY ||
+		    page->order != o || page->zone_id != zone->zone_id)
+			continue;
+		hmt = get_pfnblock_migratetype(sim, head);
+		__del_page_from_free_list(zone, head, o, hmt);
+		account_freepages(zone, -(1L << o), hmt);
+		set_free_tail(page);
+		set_pageblock_migratetype(sim, start, mt);
+		/* models split_large_buddy() */
+		for (uint64_t p = head; p < head + (UINT64_C(1) << o); p += nr_pb)
+			__free_one_page(zone, p, sim->pageblock_order,
+					get_pfnblock_migratetype(sim, p), FPI_NONE);
+		return;
+	}
+	__move_freepages_block(zone, start, get_pfnblock_migratetype(sim, start), mt);
+	set_pageblock_migratetype(sim, start, mt);
+}
+
+/* models __offline_isolated_pages()'s del_page_from_free_list(): not counted free */
+void remove_isolated_free_block(struct zone *zone, uint64_t pfn)
+{
+	unsigned int order = pfn_to_page(zone->sim, pfn)->order;
+
+	__del_page_from_free_list(zone, pfn, order, MIGRATE_ISOLATE);
+	account_freepages(zone, -(1L << order), MIGRATE_ISOLATE);
+}
+
+/*
+ * models __isolate_free_page() + __putback_isolated_page() as
+ * unset_migratetype_isolate() (6.10) uses them: a free block of at least
+ * a pageblock at the start of a block just turned back from ISOLATE is
+ * freed again, so that it merges with a free buddy it could not merge
+ * with while isolated. The model does the same after
+ * unreserve_highatomic_pageblock(), where the kernel leaves the pair
+ * apart until a free nearby (INV-BUDDY-MERGED holds the model to merged).
+ */
+void putback_pageblock_buddy(struct zone *zone, uint64_t start)
+{
+	struct mm_sim *sim = zone->sim;
+	struct page *page = pfn_to_page(sim, start);
+	int mt = get_pfnblock_migratetype(sim, start);
+
+	if (READ_ONCE(page->state) != PG_BUDDY || page->order < sim->pageblock_order ||
+	    page->order >= sim->max_order)
+		return;
+	__del_page_from_free_list(zone, start, page->order, mt);
+	unsigned int order = page->order;
+	account_freepages(zone, -(1L << order), mt);
+	set_free_tail(page);
+	__free_one_page(zone, start, order, mt, FPI_NONE);
 }
 
 /*
@@ -493,15 +577,30 @@ MM_NO_COVERAGE MM_NO_ASAN static uint64_t first_bad_tail(const struct page *head
 MM_NO_COVERAGE static unsigned long check_counts(struct zone *zone, const struct pcp_totals *totals)
 {
 	unsigned long bad = 0;
-	long sum = 0, isolated_pages = 0;
+	long sum = 0, isolated_pages = 0, highatomic_pages = 0;
 
 	for (unsigned int o = 0; o <= zone->sim->max_order; o++) {
 		const struct free_area *area = &zone->free_area[o];
 		sum += (long)(area->nr_free << o);
-		/* Isolated blocks are rare: walking their lists stays cheap. */
-		for (uint32_t p = area->head[MIGRATE_ISOLATE]; p != PFN_NIL;
+		/*
+		 * Isolated and highatomic blocks are rare: walking their lists
+		 * stays cheap. A list longer than nr_free (a cycle a bug made)
+		 * stops there, its count then off.
+		 */
+		unsigned long n = 0;
+		for (uint32_t p = area->head[MIGRATE_ISOLATE]; p != PFN_NIL && n++ <= area->nr_free;
 		     p = pfn_to_page(zone->sim, p)->lru.next)
 			isolated_pages += 1L << o;
+		n = 0;
+		for (uint32_t p = area->head[MIGRATE_HIGHATOMIC];
+		     p != PFN_NIL && n++ <= area->nr_free; p = pfn_to_page(zone->sim, p)->lru.next)
+			highatomic_pages += 1L << o;
+	}
+	if (highatomic_pages != zone->nr_free_highatomic) {
+		zone_report(zone, "INV-HIGHATOMIC-NRFREE", -1, highatomic_pages,
+			    zone->nr_free_highatomic,
+			    "nr_free_highatomic differs from the HIGHATOMIC lists' pages");
+		bad++;
 	}
 	/*
 	 * ISOLATE blocks are free but not in NR_FREE_PAGES (account_freepages).

@@ -259,7 +259,9 @@ void _mm_derived_vmstat_op(struct mm_sim *sim, const struct mm_op *op, int skipp
 		return;
 	bool set = true; /* the op set thresholds: check them; the rest wait for a scan */
 
-	if (op->kind == MM_OP_VMSTAT_REFRESH)
+	/* Memory hotplug's init_per_zone_wmark_min() refreshes them too. */
+	if (op->kind == MM_OP_VMSTAT_REFRESH || op->kind == MM_OP_OFFLINE_PAGES ||
+	    op->kind == MM_OP_ONLINE_PAGES)
 		shadow_refresh(sim);
 	else if (op->kind == MM_OP_KSWAPD_STEP && !sim->derived.pressure[op->vmstat.node])
 		shadow_set_node(sim, op->vmstat.node, true); /* kswapd runs: pressure thresholds */
@@ -537,7 +539,9 @@ MM_SCAN static unsigned long check_highatomic(struct mm_sim *sim)
  * INV-DERIVED-MANAGED: present pages are the node shape's, and managed
  * pages grow to the configured managed pages by the time deferred init
  * completes, never past them (what memblock_free_all() and
- * deferred_init_memmap() hand the buddy). O(zones).
+ * deferred_init_memmap() hand the buddy), less the pages offline_pages()
+ * took out and online_pages() has not given back (all of them managed:
+ * offlining refuses reserved pages). O(zones).
  */
 MM_SCAN static unsigned long check_managed(struct mm_sim *sim)
 {
@@ -546,13 +550,16 @@ MM_SCAN static unsigned long check_managed(struct mm_sim *sim)
 	for_each_zone(sim, z) {
 		const struct mm_zone_config *zc = &sim->cfg.zones[z->node][z->type];
 		unsigned long managed = zone_managed_pages(z);
-		if (z->present_pages == zc->present && managed <= zc->managed &&
-		    (sim->deferred_pending || managed == zc->managed))
+		uint64_t present = zc->present - (uint64_t)z->offlined_pages;
+		unsigned long want = (unsigned long)zc->managed - (unsigned long)z->offlined_pages;
+		if (z->present_pages == present && managed <= want &&
+		    (sim->deferred_pending || managed == want))
 			continue;
-		zreport(z, "INV-DERIVED-MANAGED", -1, zc->managed, managed,
-			"managed %lu present %llu, the node shape gives %llu and %llu%s", managed,
-			(unsigned long long)z->present_pages, (unsigned long long)zc->managed,
-			(unsigned long long)zc->present,
+		zreport(z, "INV-DERIVED-MANAGED", -1, want, managed,
+			"managed %lu present %llu, the node shape less %ld offline gives %lu and "
+			"%llu%s",
+			managed, (unsigned long long)z->present_pages, z->offlined_pages, want,
+			(unsigned long long)present,
 			sim->deferred_pending ? " (deferred init pending: at most)" : "");
 		bad++;
 	}

@@ -190,6 +190,7 @@ struct zone {
 	unsigned long watermark_boost;
 	unsigned long lowmem_reserve[MAX_NR_ZONES];
 	unsigned long nr_reserved_highatomic;
+	long nr_free_highatomic; /* free pages on the HIGHATOMIC lists (6.12+, c928807f6f6b) */
 
 	struct free_area free_area[MM_NR_PAGE_ORDERS];
 	atomic_long vm_stat[NR_VM_ZONE_STAT_ITEMS];
@@ -225,6 +226,8 @@ struct zone {
 	bool compact_blockskip_flush;
 	/* Free pages compaction holds isolated (cc->freepages): counted in conservation. */
 	long nr_isolated_free;
+	/* The checker's: pages offline_pages() took out of the zone, not yet back online. */
+	long offlined_pages;
 };
 
 #define MM_MAX_ZONEREFS (MM_MAX_NODES * MAX_NR_ZONES)
@@ -262,9 +265,12 @@ struct mm_policy {
 	int (*pressure_threshold)(const struct zone *zone);
 	bool pcp_no_recalc_after_deferred_init; /* seed 000: sizing stays at boot values */
 
-	int buddy_no_merge_order;    /* -1: merge at every order */
-	bool wmark_ignore_min;	     /* a zone refused at the min mark is used anyway */
-	bool free_without_zone_lock; /* free_one_page skips zone->lock */
+	int buddy_no_merge_order;	   /* -1: merge at every order */
+	bool buddy_merge_across_isolate;   /* d9dddbf55667's fix undone */
+	bool wmark_ignore_min;		   /* a zone refused at the min mark is used anyway */
+	bool free_without_zone_lock;	   /* free_one_page skips zone->lock */
+	bool pcp_stale_migratetype;	   /* 51bb1a4093cc's fix undone */
+	bool highatomic_unusable_reserved; /* c928807f6f6b's fix undone */
 
 	/* percpu_counter, vm_committed_as, rss (seeds 003, 004) */
 	bool commit_switch_no_sync;    /* NEVER published before the new batch, no sync */
@@ -545,6 +551,9 @@ const char *_mm_page_state_name(int state);
 /* fpi_t: how a block is freed */
 #define FPI_NONE    0u
 #define FPI_TO_TAIL 0x2u /* boot and hotplug: to the tail of the lists */
+void move_freepages_block_isolate(struct zone *zone, uint64_t start, int mt);
+void remove_isolated_free_block(struct zone *zone, uint64_t pfn);
+void putback_pageblock_buddy(struct zone *zone, uint64_t start);
 void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt,
 		     unsigned int fpi_flags);
 struct page *__rmqueue_smallest(struct zone *zone, unsigned int order, int mt);
@@ -1037,6 +1046,7 @@ struct mm_decoder {
 };
 
 struct mm_encoder {
+	const struct mm_config *cfg; /* the machine the ops run on */
 	uint8_t *buf;
 	size_t len, pos;
 	struct mm_prog live; /* only its live set: the decoder's, replayed */
@@ -1159,6 +1169,7 @@ int _mm_op_kswapd_wake(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_kswapd_step(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_kswapd_sleep(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_stat_refresh(struct mm_op_ctx *ctx, const struct mm_op *op); /* vmstat.c */
+int _mm_op_range(struct mm_op_ctx *ctx, const struct mm_op *op);	/* isolation.c */
 int _mm_op_compact(struct mm_op_ctx *ctx, const struct mm_op *op);	/* compaction_pool.c */
 int _mm_op_kcompactd(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_reset_skip(struct mm_op_ctx *ctx, const struct mm_op *op);

@@ -162,6 +162,14 @@ void mm_print_zoneinfo(FILE *f, const struct mm_sim *sim);
 void mm_print_buddyinfo(FILE *f, const struct mm_sim *sim);
 void mm_print_pagetypeinfo(FILE *f, const struct mm_sim *sim);
 void mm_print_vmstat(FILE *f, const struct mm_sim *sim);
+/*
+ * The zones of the kernel that printed a zoneinfo text: the entries of its
+ * first "protection:" line (4 for a kernel without ZONE_DEVICE), at most
+ * MAX_NR_ZONES; MAX_NR_ZONES when it has none.
+ */
+unsigned int mm_zoneinfo_nr_zones(const char *text);
+/* As mm_print_zoneinfo(), for a kernel of nr_zones zones (the model's first nr_zones). */
+void mm_print_zoneinfo_zones(FILE *f, const struct mm_sim *sim, unsigned int nr_zones);
 
 /* ------------------------------------------------------------------------
  * Violations: every invariant failure goes through mm_report_violation()
@@ -556,6 +564,11 @@ enum mm_op_kind {
 	MM_OP_RESET_SKIP, /* reset_isolation_suitable(), as kswapd before sleep */
 	MM_OP_FILL,
 	MM_OP_FREE_PATTERN, /* frees the fill blocks i with i % every == offset */
+	/* memory hotplug and page isolation (src/isolation.c) */
+	MM_OP_OFFLINE_PAGES, /* offline_pages() of whole pageblocks */
+	MM_OP_ONLINE_PAGES,  /* online_pages() of the range's offline pageblocks */
+	MM_OP_ALLOC_CONTIG,  /* alloc_contig_range() of whole pageblocks */
+	MM_OP_FREE_CONTIG,   /* free_contig_range(): the range's contig pages */
 	MM_NR_OP_KINDS
 };
 
@@ -627,6 +640,12 @@ struct mm_op {
 			uint8_t every;	/* 1..16 */
 			uint8_t offset; /* below every */
 		} pattern;
+		struct {
+			uint32_t start; /* the first pfn, pageblock-aligned */
+			uint16_t pages; /* whole pageblocks */
+			int16_t node;
+			uint8_t zone;
+		} range; /* OFFLINE_PAGES, ONLINE_PAGES, ALLOC_CONTIG, FREE_CONTIG */
 	};
 };
 

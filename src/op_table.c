@@ -15,6 +15,12 @@
  *   sub (mod 16)     0 check  1-7 counters (seeds 003, 004)
  *   8-11 vmstat and kswapd (seed 002; 11 stat_refresh)  12-15 compaction (seed 001)
  *
+ * The range ops (offline_pages, online_pages, alloc_contig_range,
+ * free_contig_range) took vmstat_refresh's unused node bits after sub 10:
+ * kswapd's byte 3 | w << 2 read as vmstat_refresh for every w, and the
+ * encoder writes w = 0. It still does; w 1..63 now names a range op and
+ * reads two more bytes, so only inputs with such a byte decode differently.
+ *
  * Every opcode and sub byte has an owner now. A new slot would change how
  * some existing inputs decode: take a value a slot decodes twice (how 3 of
  * vmstat_read reads as estimate), or a second prefix, and say so.
@@ -488,12 +494,16 @@ static int encode_vmstat_read(struct mm_encoder *e, const struct mm_op *op)
 static const uint8_t kswapd_kinds[4] = {MM_OP_KSWAPD_WAKE, MM_OP_KSWAPD_STEP, MM_OP_KSWAPD_SLEEP,
 					MM_OP_VMSTAT_REFRESH};
 
+static int decode_range(struct mm_decoder *d, struct mm_op *op, unsigned int w);
+
 static int decode_kswapd(struct mm_decoder *d, struct mm_op *op)
 {
 	unsigned int v, w;
 
 	op->cpu = (uint16_t)rd_cpu(d);
 	v = rd8(d);
+	if ((v & 3) == 3 && v >> 2)
+		return decode_range(d, op, v >> 2);
 	op->kind = kswapd_kinds[v & 3];
 	if (op->kind != MM_OP_VMSTAT_REFRESH)
 		op->vmstat.node = (int16_t)((v >> 2) % d->prog->cfg.nr_nodes);
@@ -520,6 +530,76 @@ static int encode_kswapd(struct mm_encoder *e, const struct mm_op *op)
 	wr8(e, k | (unsigned int)op->vmstat.node << 2);
 	if (wake)
 		wr8(e, op->vmstat.order | (unsigned int)op->vmstat.zone << 4);
+	return 0;
+}
+
+/*
+ * A zone's whole pageblocks, as the header's zones place them:
+ * [*first, *first + *nr) in pageblocks; false if it has none.
+ */
+static bool zone_blocks(const struct mm_config *cfg, unsigned int node, unsigned int zt,
+			uint64_t *first, uint64_t *nr)
+{
+	const struct mm_zone_config *zc = &cfg->zones[node][zt];
+	uint64_t pb = UINT64_C(1) << cfg->pageblock_order;
+	uint64_t lo = (zc->start_pfn + pb - 1) / pb, hi = (zc->start_pfn + zc->spanned) / pb;
+
+	if (!zc->spanned || hi <= lo)
+		return false;
+	*first = lo;
+	*nr = hi - lo;
+	return true;
+}
+
+static const uint8_t range_kinds[4] = {MM_OP_OFFLINE_PAGES, MM_OP_ONLINE_PAGES, MM_OP_ALLOC_CONTIG,
+				       MM_OP_FREE_CONTIG};
+
+/*
+ * After kswapd's byte 3 | w << 2, w 1..63: x = w - 1, the kind x & 3
+ * (range_kinds), node x >> 2; then b: zone (b & 3, the header's zones), pageblocks - 1 (b >> 2
+ * & 3); a u16: the first pageblock (mod those that fit). Nothing when the
+ * zone has too few pageblocks.
+ */
+static int decode_range(struct mm_decoder *d, struct mm_op *op, unsigned int w)
+{
+	const struct mm_config *cfg = &d->prog->cfg;
+	unsigned int x = w - 1, b = rd8(d), idx = rd16(d);
+	uint64_t first, nr, blocks = 1 + ((b >> 2) & 3);
+
+	op->kind = range_kinds[x & 3];
+	op->range.node = (int16_t)((x >> 2) % cfg->nr_nodes);
+	op->range.zone = (uint8_t)_mm_hdr_zones[b & 3];
+	if (!zone_blocks(cfg, (unsigned int)op->range.node, op->range.zone, &first, &nr) ||
+	    nr < blocks)
+		return 1;
+	op->range.start = (uint32_t)((first + idx % (nr - blocks + 1)) << cfg->pageblock_order);
+	op->range.pages = (uint16_t)(blocks << cfg->pageblock_order);
+	return 0;
+}
+
+static int hdr_zone_index(unsigned int zt);
+
+static int encode_range(struct mm_encoder *e, const struct mm_op *op)
+{
+	const struct mm_config *cfg = e->cfg;
+	unsigned int pbo = cfg->pageblock_order, x = 0;
+	int zi = hdr_zone_index(op->range.zone);
+	uint64_t first, nr, blocks = (uint64_t)op->range.pages >> pbo,
+			    start = op->range.start >> pbo;
+
+	while (range_kinds[x] != op->kind)
+		x++;
+	if (op->range.node < 0 || op->range.node > 14 || zi < 0 ||
+	    (unsigned int)op->range.node >= cfg->nr_nodes || blocks < 1 || blocks > 4 ||
+	    ((op->range.start | op->range.pages) & ((1u << pbo) - 1)) ||
+	    !zone_blocks(cfg, (unsigned int)op->range.node, op->range.zone, &first, &nr) ||
+	    start < first || start + blocks > first + nr)
+		return -1;
+	x |= (unsigned int)op->range.node << 2;
+	wr_sub(e, SUB_KSWAPD, op);
+	wr8(e, 3 | (x + 1) << 2);
+	wr8(e, (unsigned int)zi | (unsigned int)(blocks - 1) << 2);
+	wr16(e, (unsigned int)(start - first));
 	return 0;
 }
 
@@ -772,6 +852,26 @@ static const struct mm_op_field f_free_pattern[] = {
 	NUM("offset", pattern.offset, 0, 15),
 };
 
+static const struct mm_op_field f_range[] = {
+	NODE(range.node),
+	ZONE(range.zone),
+	NUM("start", range.start, 0, UINT32_MAX),
+	NUM("pages", range.pages, 1, 0xffff),
+};
+
+static const char *validate_range(const struct mm_op *op, const struct mm_config *cfg)
+{
+	uint64_t pb = UINT64_C(1) << cfg->pageblock_order, first, nr;
+
+	if ((op->range.start | op->range.pages) & (pb - 1))
+		return "start and pages must be whole pageblocks";
+	if (!zone_blocks(cfg, (unsigned int)op->range.node, op->range.zone, &first, &nr) ||
+	    op->range.start / pb < first ||
+	    ((uint64_t)op->range.start + op->range.pages) / pb > first + nr)
+		return "the range must lie inside the zone";
+	return NULL;
+}
+
 static const char *validate_high_fraction(const struct mm_op *op, const struct mm_config *cfg)
 {
 	(void)cfg;
@@ -916,6 +1016,22 @@ const struct mm_op_desc mm_op_descs[MM_NR_OP_KINDS] = {
 				SUB(SUB_FILL), FIELDS(f_free_pattern),
 				.validate = validate_free_pattern, .decode = decode_fill,
 				.encode = encode_free_pattern, .apply = _mm_op_free_pattern},
+	[MM_OP_OFFLINE_PAGES] = {"offline_pages", NULL, NULL, MM_FAMILY_BUDDY, MM_STRESS_SERIAL,
+				 SUB(SUB_KSWAPD), FIELDS(f_range), .validate = validate_range,
+				 .decode = decode_kswapd, .encode = encode_range,
+				 .apply = _mm_op_range},
+	[MM_OP_ONLINE_PAGES] = {"online_pages", NULL, NULL, MM_FAMILY_BUDDY, MM_STRESS_SERIAL,
+				SUB(SUB_KSWAPD), FIELDS(f_range), .validate = validate_range,
+				.decode = decode_kswapd, .encode = encode_range,
+				.apply = _mm_op_range},
+	[MM_OP_ALLOC_CONTIG] = {"alloc_contig_range", NULL, NULL, MM_FAMILY_BUDDY, MM_STRESS_SERIAL,
+				SUB(SUB_KSWAPD), FIELDS(f_range), .validate = validate_range,
+				.decode = decode_kswapd, .encode = encode_range,
+				.apply = _mm_op_range},
+	[MM_OP_FREE_CONTIG] = {"free_contig_range", NULL, NULL, MM_FAMILY_BUDDY, MM_STRESS_SERIAL,
+			       SUB(SUB_KSWAPD), FIELDS(f_range), .validate = validate_range,
+			       .decode = decode_kswapd, .encode = encode_range,
+			       .apply = _mm_op_range},
 };
 
 const char *mm_op_name(unsigned int kind)

@@ -388,7 +388,7 @@ long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len)
 	struct mm_limits lim;
 	struct mm_config back;
 	uint8_t hdr[HDR_LEN];
-	struct mm_encoder e = {.buf = buf, .len = len};
+	struct mm_encoder e = {.cfg = &p->cfg, .buf = buf, .len = len};
 	long ret = 0;
 
 	/*

@@ -198,6 +198,25 @@ static void mark_pcp_page(struct page *page, unsigned int order, unsigned int cp
 	WRITE_ONCE(page->state, PG_PCP);
 }
 
+/*
+ * Variant pcp-stale-migratetype (before 51bb1a4093cc): the page keeps the
+ * migratetype its pageblock had when it entered the pcp list
+ * (set_freepage_migratetype()), in alloc_mt, which a free page does not use.
+ */
+static void pcp_cache_migratetype(struct mm_sim *sim, uint64_t pfn)
+{
+	if (sim->policy.pcp_stale_migratetype)
+		pfn_to_page(sim, pfn)->alloc_mt = (uint8_t)get_pfnblock_migratetype(sim, pfn);
+}
+
+/* The migratetype free_pcppages_bulk() frees a page as: its pageblock's, or the stale one. */
+static int pcp_page_migratetype(const struct mm_sim *sim, uint64_t pfn)
+{
+	if (sim->policy.pcp_stale_migratetype)
+		return sim->mem_map[pfn].alloc_mt;
+	return get_pfnblock_migratetype(sim, pfn);
+}
+
 /* ------------------------------------------------------------------------
  * Freeing to the lists and flushing them
  * ---------------------------------------------------------------------- */
@@ -234,8 +253,7 @@ static int free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_pages
 			WRITE_ONCE(pcp->count, pcp->count - nr_pages);
 			freed += nr_pages;
 			WRITE_ONCE(pfn_to_page(sim, pfn)->state, PG_FREE_TAIL);
-			__free_one_page(zone, pfn, order, get_pfnblock_migratetype(sim, pfn),
-					FPI_NONE);
+			__free_one_page(zone, pfn, order, pcp_page_migratetype(sim, pfn), FPI_NONE);
 		} while (count > 0 && pcp->head[pindex] != PFN_NIL);
 	}
 	zone_unlock(zone);
@@ -358,6 +376,8 @@ void free_unref_page(struct mm_sim *sim, uint64_t pfn, unsigned int order)
 	struct per_cpu_pages *pcp;
 
 	/* Isolated blocks go straight back; highatomic ones are listed as movable. */
+	if (mt != MIGRATE_ISOLATE)
+		pcp_cache_migratetype(sim, pfn);
 	if (mt >= MIGRATE_PCPTYPES) {
 		if (mt == MIGRATE_ISOLATE) {
 			free_one_page(zone, pfn, order);
@@ -432,6 +452,7 @@ static int rmqueue_bulk(struct zone *zone, unsigned int order, int count, struct
 		if (!page)
 			break;
 		mark_pcp_page(page, order, cpu);
+		pcp_cache_migratetype(sim, page_to_pfn(sim, page));
 		pcp_list_add(pcp, sim, pindex, page_to_pfn(sim, page), true);
 	}
 	_mm_vmstat_note_free(zone);

@@ -108,6 +108,21 @@ static void aligned_only_skip_test(struct mm_policy *p)
 	p->compact_skip_test_pfn = compact_skip_test_pfn_aligned_only;
 }
 
+static void merge_across_isolate(struct mm_policy *p)
+{
+	p->buddy_merge_across_isolate = true;
+}
+
+static void pcp_stale_migratetype(struct mm_policy *p)
+{
+	p->pcp_stale_migratetype = true;
+}
+
+static void highatomic_unusable_reserved(struct mm_policy *p)
+{
+	p->highatomic_unusable_reserved = true;
+}
+
 /*
  * One row per variant: what mmfuzz variants lists (docs/variants.md's
  * index is checked against it by ctest) and the switch that applies it.
@@ -190,6 +205,20 @@ static const struct {
 	  "the skip bit is tested and set only at aligned pfns: the first block of a zone with "
 	  "an unaligned start is never marked and is reselected forever (seed 001)"},
 	 aligned_only_skip_test},
+	{{"isolate-merge-across", MM_VARIANT_BUG, "fuzz_buddy", "before d9dddbf55667 (4.6)",
+	  "__free_one_page merges a free pageblock with its isolated buddy: isolated pages are "
+	  "counted free, or free ones uncounted, and MemFree can exceed MemTotal"},
+	 merge_across_isolate},
+	{{"pcp-stale-migratetype", MM_VARIANT_BUG, "fuzz_pcp",
+	  "before 51bb1a4093cc and ad53f92eb416 (3.18)",
+	  "free_pcppages_bulk frees a page as the migratetype cached when it entered the pcp "
+	  "list: pages of a pageblock isolated meanwhile go back to normal free lists"},
+	 pcp_stale_migratetype},
+	{{"highatomic-unusable-reserved", MM_VARIANT_BUG, "fuzz_buddy",
+	  "before c928807f6f6b (6.12)",
+	  "__zone_watermark_unusable_free counts the whole highatomic reserve as unusable, "
+	  "allocated pages included: order-0 requests refused with memory free (spurious OOM)"},
+	 highatomic_unusable_reserved},
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))

@@ -172,7 +172,10 @@ unsigned int mm_sim_min_free_kbytes(const struct mm_sim *sim)
  * The checks
  * ---------------------------------------------------------------------- */
 
-/* models __zone_watermark_unusable_free() (no CMA, no unaccepted memory) */
+/*
+ * models __zone_watermark_unusable_free() (6.12+, c928807f6f6b: the free
+ * highatomic pages, not the reserve's size; no CMA, no unaccepted memory)
+ */
 long __zone_watermark_unusable_free(const struct zone *z, unsigned int order,
 				    unsigned int alloc_flags)
 {
@@ -180,7 +183,9 @@ long __zone_watermark_unusable_free(const struct zone *z, unsigned int order,
 
 	/* Callers without access to reserves may not count the highatomic blocks. */
 	if (!(alloc_flags & ALLOC_RESERVES))
-		unusable += (long)READ_ONCE(z->nr_reserved_highatomic);
+		unusable += z->sim->policy.highatomic_unusable_reserved
+				    ? (long)READ_ONCE(z->nr_reserved_highatomic)
+				    : READ_ONCE(z->nr_free_highatomic);
 	return unusable;
 }
 

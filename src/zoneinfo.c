@@ -333,16 +333,21 @@ int mm_config_from_zoneinfo(const char *text, unsigned int nr_cpus,
  * fill yet (per-node stats, vm stats, thresholds, node_unreclaimable) are
  * left out; they slot into zoneinfo_sections[] where the kernel prints them.
  */
-typedef void zoneinfo_section_fn(FILE *f, const struct mm_sim *sim, const struct mm_zone_info *zi);
+typedef void zoneinfo_section_fn(FILE *f, const struct mm_sim *sim, const struct mm_zone_info *zi,
+				 int nr_zones);
 
-static void print_header(FILE *f, const struct mm_sim *sim, const struct mm_zone_info *zi)
+static void print_header(FILE *f, const struct mm_sim *sim, const struct mm_zone_info *zi,
+			 int nr_zones)
 {
+	(void)nr_zones;
 	(void)sim;
 	fprintf(f, "Node %d, zone %8s\n", zi->node, mm_zone_name(zi->type));
 }
 
-static void print_counts(FILE *f, const struct mm_sim *sim, const struct mm_zone_info *zi)
+static void print_counts(FILE *f, const struct mm_sim *sim, const struct mm_zone_info *zi,
+			 int nr_zones)
 {
+	(void)nr_zones;
 	/* mm_zone_info() has no boost; the model never boosts, but print what it holds. */
 	const struct zone *z = &sim->node_data[zi->node]->node_zones[zi->type];
 
@@ -365,11 +370,16 @@ static void print_counts(FILE *f, const struct mm_sim *sim, const struct mm_zone
 		0UL /* no CONFIG_CMA */);
 }
 
-static void print_protection(FILE *f, const struct mm_sim *sim, const struct mm_zone_info *zi)
+/*
+ * zoneinfo_show_print() prints one entry per zone the kernel was built
+ * with (MAX_NR_ZONES of that kernel): 4 without CONFIG_ZONE_DEVICE.
+ */
+static void print_protection(FILE *f, const struct mm_sim *sim, const struct mm_zone_info *zi,
+			     int nr_zones)
 {
 	(void)sim;
 	fprintf(f, "        protection: (%ld", (long)zi->lowmem_reserve[0]);
-	for (int i = 1; i < MAX_NR_ZONES; i++)
+	for (int i = 1; i < nr_zones; i++)
 		fprintf(f, ", %ld", (long)zi->lowmem_reserve[i]);
 	fputs(")\n", f);
 }
@@ -378,8 +388,10 @@ static void print_protection(FILE *f, const struct mm_sim *sim, const struct mm_
  * The kernel prints, for each online CPU, the pageset's runtime count and
  * high and its sizing (zoneinfo_show_print(), 6.7+ layout).
  */
-static void print_pagesets(FILE *f, const struct mm_sim *sim, const struct mm_zone_info *zi)
+static void print_pagesets(FILE *f, const struct mm_sim *sim, const struct mm_zone_info *zi,
+			   int nr_zones)
 {
+	(void)nr_zones;
 	fputs("  pagesets\n", f);
 	for (unsigned int cpu = 0; cpu < mm_nr_cpus(sim); cpu++) {
 		struct mm_pcp_info pi;
@@ -399,8 +411,10 @@ static void print_pagesets(FILE *f, const struct mm_sim *sim, const struct mm_zo
 	}
 }
 
-static void print_start_pfn(FILE *f, const struct mm_sim *sim, const struct mm_zone_info *zi)
+static void print_start_pfn(FILE *f, const struct mm_sim *sim, const struct mm_zone_info *zi,
+			    int nr_zones)
 {
+	(void)nr_zones;
 	(void)sim;
 	fprintf(f, "  start_pfn:           %llu\n", (unsigned long long)zi->start_pfn);
 }
@@ -418,10 +432,38 @@ static const struct {
 	{true, print_start_pfn},
 };
 
+unsigned int mm_zoneinfo_nr_zones(const char *text)
+{
+	for (const char *line = text; *line;) {
+		const char *end = strchr(line, '\n');
+		const char *s;
+		unsigned int n = 1;
+
+		if (!end)
+			end = line + strlen(line);
+		s = skip_blanks(line, end);
+		if (token_is(s, token_len(s, end), "protection:")) {
+			for (; s < end; s++)
+				n += *s == ',';
+			return n > MAX_NR_ZONES ? MAX_NR_ZONES : n;
+		}
+		line = *end ? end + 1 : end;
+	}
+	return MAX_NR_ZONES;
+}
+
 void mm_print_zoneinfo(FILE *f, const struct mm_sim *sim)
 {
+	mm_print_zoneinfo_zones(f, sim, MAX_NR_ZONES);
+}
+
+void mm_print_zoneinfo_zones(FILE *f, const struct mm_sim *sim, unsigned int nr_zones)
+{
+	if (nr_zones < 1 || nr_zones > MAX_NR_ZONES)
+		nr_zones = MAX_NR_ZONES;
 	for (unsigned int n = 0; n < sim->nr_nodes; n++) {
-		for (int zt = 0; zt < MAX_NR_ZONES; zt++) {
+		/* The kernel's zones are the model's first nr_zones: ZONE_DEVICE is the last. */
+		for (int zt = 0; zt < (int)nr_zones; zt++) {
 			struct mm_zone_info zi;
 
 			if (mm_zone_info(sim, (int)n, zt, &zi))
@@ -429,7 +471,7 @@ void mm_print_zoneinfo(FILE *f, const struct mm_sim *sim)
 			for (size_t i = 0;
 			     i < sizeof(zoneinfo_sections) / sizeof(zoneinfo_sections[0]); i++)
 				if (!zoneinfo_sections[i].populated_only || zi.present)
-					zoneinfo_sections[i].print(f, sim, &zi);
+					zoneinfo_sections[i].print(f, sim, &zi, (int)nr_zones);
 		}
 	}
 }

@@ -205,6 +205,7 @@ int cmd_shape(int argc, char **argv)
 	struct mm_config cfg;
 	struct mm_sim *sim;
 	char err[256];
+	unsigned int nr_zones;
 	char *text;
 	int ret;
 
@@ -216,6 +217,7 @@ int cmd_shape(int argc, char **argv)
 		return EXIT_USAGE;
 	ret = mm_config_from_zoneinfo(text, a.cpus, a.cpus_per_node_arg ? a.cpus_per_node : NULL,
 				      a.nr_cpus_per_node, &cfg, err, sizeof(err));
+	nr_zones = mm_zoneinfo_nr_zones(text);
 	free(text);
 	if (ret == MM_ZONEINFO_ECPUS)
 		return cli_usage_error("shape: %s: %s",
@@ -234,7 +236,7 @@ int cmd_shape(int argc, char **argv)
 		return cli_usage_error("shape: out of memory for %llu page descriptors",
 				       (unsigned long long)mm_config_max_pfn(&cfg));
 	}
-	mm_print_zoneinfo(stdout, sim);
+	mm_print_zoneinfo_zones(stdout, sim, nr_zones);
 	mm_sim_destroy(sim);
 	if (fflush(stdout) || ferror(stdout))
 		return cli_usage_error("shape: cannot write the output");

@@ -733,20 +733,23 @@ END_TEST
  * rmqueue_buddy(): with only HIGHATOMIC blocks left, an order-0 request
  * takes one only with ALLOC_NON_BLOCK or ALLOC_OOM ("failing now is worse
  * than failing a high-order atomic later"); the rest fail, the watermark
- * check having kept the reserve out of their free count.
+ * check having kept the reserve out of their free count. A request that
+ * may reclaim then unreserves the block before OOM
+ * (unreserve_highatomic_pageblock(), force) and gets a page of it, now of
+ * its own type; one that may not fails.
  */
 START_TEST(test_highatomic_fallback_table)
 {
 	static const struct {
 		unsigned int gfp;
-		bool ok;
+		bool ok, unreserved;
 	} rows[] = {
-		{MM_GFP_KERNEL, false},
-		{MM_GFP_KERNEL | MM_GFP_HIGH, false},
-		{MM_GFP_NOWAIT, true},
-		{MM_GFP_ATOMIC, true},
-		{MM_GFP_NOWAIT | MM_GFP_NOMEMALLOC, false},
-		{MM_GFP_KERNEL | MM_GFP_OOM, true},
+		{MM_GFP_KERNEL, true, true},
+		{MM_GFP_KERNEL | MM_GFP_HIGH, true, true},
+		{MM_GFP_NOWAIT, true, false},
+		{MM_GFP_ATOMIC, true, false},
+		{MM_GFP_NOWAIT | MM_GFP_NOMEMALLOC, false, false},
+		{MM_GFP_KERNEL | MM_GFP_OOM, true, false},
 	};
 
 	for (unsigned int r = 0; r < ARRAY_SIZE(rows); r++) {
@@ -771,6 +774,11 @@ START_TEST(test_highatomic_fallback_table)
 		ck_assert_msg((pfn >= 56) == rows[r].ok && (pfn < 0) == !rows[r].ok,
 			      "gfp %#x: pfn %lld, want %s", rows[r].gfp, pfn,
 			      rows[r].ok ? "a highatomic page" : "a failure");
+		ck_assert_msg((z->nr_reserved_highatomic == 0) == rows[r].unreserved &&
+				      (get_pfnblock_migratetype(sim, 56) != MIGRATE_HIGHATOMIC) ==
+					      rows[r].unreserved,
+			      "gfp %#x: reserve %lu, pageblock type %d", rows[r].gfp,
+			      z->nr_reserved_highatomic, get_pfnblock_migratetype(sim, 56));
 		mm_sim_destroy(sim);
 	}
 }

@@ -520,6 +520,10 @@ START_TEST(test_every_row_parses)
 		}
 		if (k == MM_OP_FREE_PATTERN)
 			op.pattern.every = 1;
+		if (k >= MM_OP_OFFLINE_PAGES && k <= MM_OP_FREE_CONTIG) {
+			op.range.pages = 512; /* a pageblock of the Normal zone */
+			op.range.zone = ZONE_NORMAL;
+		}
 		mm_format_op(&op, 0, line, sizeof(line));
 		for (char *t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save))
 			tok[ntok++] = t;

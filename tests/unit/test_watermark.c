@@ -471,7 +471,7 @@ START_TEST(test_wmark_ok_highatomic_reserve)
 	struct zone *z;
 	struct mm_sim *sim = wmark_sim(&z);
 
-	z->nr_reserved_highatomic = 30;
+	z->nr_free_highatomic = 30; /* free highatomic pages: the 6.12+ term */
 	assert_floor(z, 0, 100, ZONE_NORMAL, 0, 130);
 	assert_floor(z, 0, 100, ZONE_NORMAL, ALLOC_WMARK_MIN, 130);
 	assert_floor(z, 0, 100, ZONE_NORMAL, ALLOC_HIGHATOMIC, 100);
@@ -497,7 +497,7 @@ START_TEST(test_wmark_ok_lowmem_reserve)
 	assert_floor(z, 0, 100, ZONE_MOVABLE, 0, 140);
 	assert_floor(z, 0, 100, ZONE_NORMAL, 0, 100);
 	assert_floor(z, 0, 100, ZONE_MOVABLE, ALLOC_MIN_RESERVE, 90); /* 50 + 40 */
-	z->nr_reserved_highatomic = 30;
+	z->nr_free_highatomic = 30; /* free highatomic pages: the 6.12+ term */
 	assert_floor(z, 0, 100, ZONE_MOVABLE, 0, 170);
 	mm_sim_destroy(sim);
 }

@@ -467,7 +467,7 @@ START_TEST(test_sample_print_layout)
 	sim = sample_machine(_i, &s);
 	f = open_memstream(&out, &outlen);
 	ck_assert_ptr_nonnull(f);
-	mm_print_zoneinfo(f, sim);
+	mm_print_zoneinfo_zones(f, sim, mm_zoneinfo_nr_zones(s.text));
 	fclose(f);
 
 	const char *pos = s.text;

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_isolation.c - page isolation and memory offlining (src/isolation.c):
+ * offline_pages / online_pages, their binary slot, and the INV-ISOLATE-*
+ * checks (the variants that break them are in corpus/variants/).
+ */
+#include "common.h"
+
+#include "internal.h"
+
+/* One Normal zone of 4 pageblocks of 512 pages, 2 CPUs. */
+#define MACHINE                                                                                    \
+	"config nodes=1 cpus=2 max_order=10 pageblock_order=9 min_free_kbytes=0 "                  \
+	"watermark_scale_factor=10 high_fraction=0\n"                                              \
+	"zone 0 Normal start=0 spanned=2048 present=2048 managed=2048\n"
+
+#define MOVABLE_ALLOC "gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM"
+
+struct run {
+	struct mm_exec *ex;
+	struct vrec vr;
+	long violations, failed_op;
+};
+
+static struct mm_sim *run_text(struct run *r, const char *text)
+{
+	struct mm_exec_opts o;
+
+	r->ex = mm_exec_create();
+	ck_assert_ptr_nonnull(r->ex);
+	mm_exec_opts_default(&o);
+	r->violations = exec_text(r->ex, text, &o, &r->vr, &r->failed_op);
+	return mm_exec_sim(r->ex);
+}
+
+/* A free pageblock goes offline: managed, present, free and the watermarks follow; then back. */
+START_TEST(test_offline_online_free_block)
+{
+	struct run r;
+	struct mm_sim *sim = run_text(&r, MACHINE "cpu0 offline_pages node=0 zone=Normal "
+						  "start=1536 pages=512\n"
+						  "check\n");
+	struct mm_zone_info zi = zinfo(sim, 0, ZONE_NORMAL);
+
+	ck_assert_msg(r.violations == 0, "%s", r.vr.first);
+	ck_assert_uint_eq(mm_exec_skipped(r.ex), 0);
+	ck_assert_uint_eq(zi.managed, 1536);
+	ck_assert_uint_eq(zi.present, 1536);
+	ck_assert_int_eq(zi.nr_free_exact, 1536);
+	/* min_free_kbytes 0: the kernel's formula, int_sqrt(1536 * 4 * 16) = 313 KB -> 78 pages */
+	ck_assert_uint_eq(zi.wmark[WMARK_MIN], 78);
+	for (uint64_t pfn = 1536; pfn < 2048; pfn++)
+		ck_assert_int_eq(sim->mem_map[pfn].state, PG_RESERVED);
+	mm_exec_destroy(r.ex);
+
+	sim = run_text(&r, MACHINE "cpu0 offline_pages node=0 zone=Normal start=1536 pages=512\n"
+				   "cpu1 online_pages node=0 zone=Normal start=1024 pages=1024\n"
+				   "check\n");
+	zi = zinfo(sim, 0, ZONE_NORMAL);
+	ck_assert_msg(r.violations == 0, "%s", r.vr.first);
+	ck_assert_uint_eq(mm_exec_skipped(r.ex), 0);
+	ck_assert_uint_eq(zi.managed, 2048);
+	ck_assert_int_eq(zi.nr_free_exact, 2048);
+	/* undo merged the block back: two order-10 blocks, as at boot */
+	ck_assert_uint_eq(zi.nr_free[10], 2);
+	ck_assert_int_eq(sim->pageblock_flags[3] & PB_MIGRATETYPE_MASK, MIGRATE_MOVABLE);
+	mm_exec_destroy(r.ex);
+}
+END_TEST
+
+/* A movable allocation in the range moves out; its handle follows it, and its free is clean. */
+START_TEST(test_offline_migrates_movable)
+{
+	struct run r;
+	struct mm_sim *sim = run_text(&r, MACHINE "cpu0 alloc a0 order=2 " MOVABLE_ALLOC "\n"
+						  "cpu0 offline_pages node=0 zone=Normal "
+						  "start=0 pages=1024\n"
+						  "check\n");
+	struct mm_zone_info zi = zinfo(sim, 0, ZONE_NORMAL);
+	unsigned int moved = 0;
+
+	ck_assert_msg(r.violations == 0, "%s", r.vr.first);
+	ck_assert_uint_eq(mm_exec_skipped(r.ex), 0);
+	ck_assert_uint_eq(zi.managed, 1024);
+	ck_assert_int_eq(zi.nr_free_exact, 1024 - 4);
+	for (uint64_t pfn = 1024; pfn < 2048; pfn++)
+		moved += sim->mem_map[pfn].state == PG_ALLOC && sim->mem_map[pfn].order == 2;
+	ck_assert_uint_eq(moved, 1);
+	mm_exec_destroy(r.ex);
+
+	sim = run_text(&r, MACHINE "cpu0 alloc a0 order=2 " MOVABLE_ALLOC "\n"
+				   "cpu0 offline_pages node=0 zone=Normal start=0 pages=1024\n"
+				   "cpu0 free a0\n"
+				   "cpu0 drain\n"
+				   "check\n");
+	zi = zinfo(sim, 0, ZONE_NORMAL);
+	ck_assert_msg(r.violations == 0, "%s", r.vr.first);
+	ck_assert_uint_eq(mm_exec_skipped(r.ex), 0);
+	ck_assert_int_eq(zi.nr_free_exact, 1024);
+	mm_exec_destroy(r.ex);
+}
+END_TEST
+
+/*
+ * An unmovable allocation fails the offline: the range is undone to
+ * MOVABLE, nothing leaves the zone, the free pages are all counted again.
+ */
+START_TEST(test_offline_unmovable_fails_and_undoes)
+{
+	struct run r;
+	struct mm_sim *sim = run_text(&r, MACHINE "cpu0 alloc a0 order=0 " MOVABLE_ALLOC "\n"
+						  "cpu0 alloc a1 order=0 gfp=DIRECT_RECLAIM\n"
+						  "cpu0 offline_pages node=0 zone=Normal "
+						  "start=0 pages=2048\n"
+						  "check\n");
+	struct mm_zone_info zi = zinfo(sim, 0, ZONE_NORMAL);
+
+	ck_assert_msg(r.violations == 0, "%s", r.vr.first);
+	ck_assert_uint_eq(mm_exec_skipped(r.ex), 1);
+	ck_assert_uint_eq(zi.managed, 2048);
+	ck_assert_uint_eq(zi.present, 2048);
+	ck_assert_int_eq(zi.nr_free_exact + zi.nr_pcp_pages, 2046);
+	for (unsigned int b = 0; b < 4; b++)
+		ck_assert_int_ne(sim->pageblock_flags[b] & PB_MIGRATETYPE_MASK, MIGRATE_ISOLATE);
+	mm_exec_destroy(r.ex);
+}
+END_TEST
+
+/*
+ * alloc_contig_range drains the pcp lists after isolating (they stay on),
+ * moves the movable block out and takes the pageblock; free_contig_range
+ * gives it back through the pcp list.
+ */
+START_TEST(test_contig_range)
+{
+	struct run r;
+	struct mm_sim *sim = run_text(&r, MACHINE "cpu0 alloc a0 order=0 " MOVABLE_ALLOC "\n"
+						  "cpu1 alloc a1 order=2 " MOVABLE_ALLOC "\n"
+						  "cpu0 free a0\n"
+						  "cpu1 alloc_contig_range node=0 zone=Normal "
+						  "start=0 pages=512\n"
+						  "check\n");
+	struct mm_zone_info zi = zinfo(sim, 0, ZONE_NORMAL);
+
+	ck_assert_msg(r.violations == 0, "%s", r.vr.first);
+	ck_assert_uint_eq(mm_exec_skipped(r.ex), 0);
+	ck_assert_uint_eq(zi.managed, 2048);
+	ck_assert_int_eq(zi.nr_pcp_pages, 0);
+	ck_assert_int_eq(zi.nr_free_exact, 2048 - 512 - 4);
+	for (uint64_t pfn = 0; pfn < 512; pfn++)
+		ck_assert_int_eq(sim->mem_map[pfn].state, PG_ALLOC);
+	ck_assert_int_eq(sim->pageblock_flags[0] & PB_MIGRATETYPE_MASK, MIGRATE_MOVABLE);
+	mm_exec_destroy(r.ex);
+
+	sim = run_text(&r, MACHINE "cpu1 alloc_contig_range node=0 zone=Normal start=512 "
+				   "pages=512\n"
+				   "cpu0 free_contig_range node=0 zone=Normal start=0 pages=2048\n"
+				   "cpu0 free_contig_range node=0 zone=Normal start=0 pages=2048\n"
+				   "cpu0 drain\n"
+				   "check\n");
+	zi = zinfo(sim, 0, ZONE_NORMAL);
+	ck_assert_msg(r.violations == 0, "%s", r.vr.first);
+	ck_assert_uint_eq(mm_exec_skipped(r.ex), 1); /* the second free finds nothing */
+	ck_assert_int_eq(zi.nr_free_exact, 2048);
+	ck_assert_uint_eq(zi.nr_free[10], 2);
+	mm_exec_destroy(r.ex);
+}
+END_TEST
+
+/* Onlining what is online, or an offline range twice, is a skip. */
+START_TEST(test_range_skips)
+{
+	struct run r;
+
+	run_text(&r, MACHINE "cpu0 online_pages node=0 zone=Normal start=0 pages=512\n"
+			     "cpu0 offline_pages node=0 zone=Normal start=512 pages=512\n"
+			     "cpu0 offline_pages node=0 zone=Normal start=512 pages=512\n"
+			     "cpu0 offline_pages node=0 zone=Normal start=0 pages=2048\n"
+			     "check\n");
+	ck_assert_msg(r.violations == 0, "%s", r.vr.first);
+	ck_assert_uint_eq(mm_exec_skipped(r.ex), 3);
+	mm_exec_destroy(r.ex);
+}
+END_TEST
+
+/*
+ * The slot: after sub 10, byte 3 | w << 2 is vmstat_refresh for w = 0 and
+ * a range op for w 1..63, which reads a zone/size byte and a u16.
+ */
+START_TEST(test_range_slot)
+{
+	uint8_t in[32 + 13] = {[1] = 1 /* 2 CPUs */};
+	struct mm_prog p;
+
+	memcpy(in + 32, (uint8_t[]){63, 10, 0, 3, 63, 10, 1, 3 | 2 << 2, 2 | 1 << 2, 0, 0, 63, 8},
+	       13);
+	mm_prog_init(&p);
+	ck_assert_int_eq(mm_decode(in, sizeof(in), NULL, &p), 0);
+	ck_assert_uint_ge(p.nr_ops, 2);
+	ck_assert_uint_eq(p.ops[0].kind, MM_OP_VMSTAT_REFRESH);
+	/* w 2: x 1, online, node 0; zone index 2 (Normal), 2 pageblocks */
+	if (p.nr_ops == 3) {
+		ck_assert_uint_eq(p.ops[1].kind, MM_OP_ONLINE_PAGES);
+		ck_assert_uint_eq(p.ops[1].range.zone, ZONE_NORMAL);
+		ck_assert_uint_eq(p.ops[1].range.pages, 2u << p.cfg.pageblock_order);
+		ck_assert_uint_eq(p.ops[2].kind, MM_OP_VMSTAT_FOLD);
+	} else {
+		/* the header's machine has too few Normal pageblocks: the op decodes to nothing */
+		ck_assert_uint_eq(p.ops[1].kind, MM_OP_VMSTAT_FOLD);
+	}
+	mm_prog_free(&p);
+}
+END_TEST
+
+/* Text round trip through the binary form. */
+START_TEST(test_range_round_trip)
+{
+	struct mm_prog p, back;
+	char err[200] = "";
+	uint8_t buf[256];
+	long n;
+
+	mm_prog_init(&p);
+	/* A machine the binary header holds (zones of up to 1024 pages) */
+	ck_assert_msg(
+		mm_parse_prog("config nodes=1 cpus=2 max_order=10 pageblock_order=9 "
+			      "min_free_kbytes=0 watermark_scale_factor=10 high_fraction=0\n"
+			      "zone 0 Normal start=0 spanned=1024 present=1024 managed=1024\n"
+			      "cpu1 offline_pages node=0 zone=Normal start=512 pages=512\n"
+			      "cpu0 online_pages node=0 zone=Normal start=0 pages=1024\n"
+			      "cpu1 alloc_contig_range node=0 zone=Normal start=0 pages=512\n"
+			      "cpu0 free_contig_range node=0 zone=Normal start=512 pages=512\n",
+			      &p, err, sizeof(err)) == 0,
+		"%s", err);
+	n = mm_encode(&p, buf, sizeof(buf));
+	ck_assert_int_gt(n, 0);
+	mm_prog_init(&back);
+	ck_assert_int_eq(mm_decode(buf, (size_t)n, NULL, &back), 0);
+	ck_assert_uint_eq(back.nr_ops, 4);
+	for (unsigned int i = 0; i < 4; i++)
+		ck_assert_mem_eq(&back.ops[i], &p.ops[i], sizeof(p.ops[i]));
+	mm_prog_free(&back);
+	mm_prog_free(&p);
+}
+END_TEST
+
+/* A misaligned or out-of-zone range is a parse error. */
+START_TEST(test_range_text_refused)
+{
+	struct mm_prog p;
+	char err[200] = "";
+
+	mm_prog_init(&p);
+	ck_assert_int_ne(mm_parse_prog(MACHINE "cpu0 offline_pages node=0 zone=Normal start=100 "
+					       "pages=512\n",
+				       &p, err, sizeof(err)),
+			 0);
+	ck_assert_ptr_nonnull(strstr(err, "whole pageblocks"));
+	mm_prog_free(&p);
+	mm_prog_init(&p);
+	ck_assert_int_ne(mm_parse_prog(MACHINE "cpu0 offline_pages node=0 zone=Normal start=1536 "
+					       "pages=1024\n",
+				       &p, err, sizeof(err)),
+			 0);
+	ck_assert_ptr_nonnull(strstr(err, "inside the zone"));
+	mm_prog_free(&p);
+}
+END_TEST
+
+static Suite *isolation_suite(void)
+{
+	Suite *s = suite_create("isolation");
+	TCase *tc = tcase_create("ops");
+
+	tcase_add_test(tc, test_offline_online_free_block);
+	tcase_add_test(tc, test_offline_migrates_movable);
+	tcase_add_test(tc, test_offline_unmovable_fails_and_undoes);
+	tcase_add_test(tc, test_contig_range);
+	tcase_add_test(tc, test_range_skips);
+	tcase_add_test(tc, test_range_slot);
+	tcase_add_test(tc, test_range_round_trip);
+	tcase_add_test(tc, test_range_text_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(isolation_suite());
+}
