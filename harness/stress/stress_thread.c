@@ -475,7 +475,10 @@ static int release_pooled(struct stress_thread *t, unsigned int i)
 	int e = admit(t, MM_OP_FREE, true);
 	struct mm_op op = {.kind = MM_OP_FREE, .cpu = (uint16_t)t->cpu, .free.handle = b.owner};
 
-	if (e < 0 ? free_block(t, &b) : t->run->mix[e].run(t, &op, &b))
+	/* Half of them go to kswapd's LRU while it has room (--hold). */
+	if (t->run->lru_budget && below(t, 2) && stress_lru_add(t->run, &b))
+		e = -1;
+	else if (e < 0 ? free_block(t, &b) : t->run->mix[e].run(t, &op, &b))
 		return 1;
 	if (e >= 0)
 		count_admitted(t, e);
@@ -798,6 +801,7 @@ void stress_held_pages(struct stress_run *run, uint64_t *held)
 			add_held(run, &t->inbox[k], held);
 		pthread_mutex_unlock(&t->inbox_lock);
 	}
+	stress_lru_for_each(run, add_held, held);
 }
 
 /* Every CPU online and every pcp list enabled, then each held block freed as its CPU. */
@@ -819,4 +823,5 @@ void stress_free_all(struct stress_run *run)
 			t->nr_inbox--;
 		t->pool_pages = 0;
 	}
+	stress_lru_free_all(run);
 }
