@@ -382,7 +382,9 @@ struct mm_sim {
 
 	atomic_long vm_zone_stat[NR_VM_ZONE_STAT_ITEMS]; /* the global copies */
 	pthread_mutex_t kswapd_lock;			 /* every node's kswapd_state */
-	mm_reclaim_fn reclaimer;			 /* kswapd's under threads (stress) */
+	mm_jitter_fn jitter; /* stress --jitter: delays at zone->lock boundaries */
+	void *jitter_arg;
+	mm_reclaim_fn reclaimer; /* kswapd's under threads (stress) */
 	void *reclaimer_arg;
 	/*
 	 * The executor's handles during mm_apply_op(): migration moves a
@@ -508,11 +510,15 @@ static inline void zone_lock(struct zone *z)
 {
 	spin_lock(&z->lock);
 	count_event(z->sim, zone_lock_acquisitions);
+	if (z->sim->jitter)
+		z->sim->jitter(z->sim->jitter_arg);
 }
 
 static inline void zone_unlock(struct zone *z)
 {
 	spin_unlock(&z->lock);
+	if (z->sim->jitter)
+		z->sim->jitter(z->sim->jitter_arg);
 }
 
 static inline bool migratetype_is_mergeable(int mt)

@@ -9,6 +9,7 @@
  *   stress_record.c  the flight recorder, the trace it writes and its replay, the watchdog
  *   stress_host.c    --pin and, with libnuma, node placement
  *   stress_lru.c     the reclaimable pool kswapd reclaims from (--hold)
+ *   stress_jitter.c  --jitter: random delays at zone->lock boundaries
  */
 #ifndef MMFUZZ_STRESS_H
 #define MMFUZZ_STRESS_H
@@ -99,9 +100,11 @@ struct stress_opts {
 	unsigned int watchdog_s; /* 0: off */
 	const char *out_dir;
 	uint64_t deferred_init; /* pages of each node's highest zone initialised at boot (0: all) */
-	unsigned int hold_pct;	/* percent of the memory the workers hold at most (--hold) */
-	double test_stall;	/* test hook: worker 0 stops after this many seconds (0: never) */
-	bool quiet;		/* no progress lines (--bench) */
+	unsigned int hold_pct;
+	uint64_t jitter; /* --jitter seed (0: off) */ /* percent of the memory the workers hold at
+							 most (--hold) */
+	double test_stall; /* test hook: worker 0 stops after this many seconds (0: never) */
+	bool quiet;	   /* no progress lines (--bench) */
 };
 
 /* One flight recorder slot: words, so the watchdog can read them racily but atomically. */
@@ -194,7 +197,8 @@ struct stress_run {
 	struct stress_lru lru[MM_MAX_NODES];
 	uint64_t lru_budget; /* pages the LRUs may hold (0: off) */
 	atomic_ullong lru_pages;
-	atomic_uint lru_rotor; /* the next worker kswapd hands a block to */
+	atomic_uint jitter_threads; /* threads that drew a jitter stream */
+	atomic_uint lru_rotor;	    /* the next worker kswapd hands a block to */
 
 	struct stress_thread *t[STRESS_MAX_THREADS];
 	unsigned int nr_threads, nr_workers; /* workers are t[0..nr_workers) */
@@ -234,6 +238,9 @@ void stress_held_pages(struct stress_run *run, uint64_t *held);
 void stress_free_all(struct stress_run *run);
 /* Ops the threads ran so far: progress for the watchdog and the services' pace. */
 unsigned long long stress_total_ops(struct stress_run *run);
+
+/* stress_jitter.c */
+void stress_jitter_init(struct stress_run *run);
 
 /* stress_lru.c */
 int stress_lru_init(struct stress_run *run);

@@ -475,8 +475,8 @@ static int release_pooled(struct stress_thread *t, unsigned int i)
 	int e = admit(t, MM_OP_FREE, true);
 	struct mm_op op = {.kind = MM_OP_FREE, .cpu = (uint16_t)t->cpu, .free.handle = b.owner};
 
-	/* Half of them go to kswapd's LRU while it has room (--hold). */
-	if (t->run->lru_budget && below(t, 2) && stress_lru_add(t->run, &b))
+	/* They go to kswapd's LRU while it has room (--hold). */
+	if (stress_lru_add(t->run, &b))
 		e = -1;
 	else if (e < 0 ? free_block(t, &b) : t->run->mix[e].run(t, &op, &b))
 		return 1;
