@@ -232,6 +232,8 @@ int stress_threads_create(struct stress_run *run, char *err, size_t errlen);
 void stress_threads_destroy(struct stress_run *run);
 void *stress_worker_main(void *arg);
 void *stress_service_main(void *arg);
+/* Appends b to to's inbox (to frees it as its CPU); false when the inbox is full. */
+bool stress_inbox_push(struct stress_thread *to, const struct stress_block *b);
 /* Pages each zone's threads hold (handles, pool, inboxes): call quiesced. */
 void stress_held_pages(struct stress_run *run, uint64_t *held);
 /* After the threads are joined: frees every block they still hold, as their CPUs. */

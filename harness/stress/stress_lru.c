@@ -34,17 +34,8 @@ static bool to_inbox(struct stress_run *run, const struct stress_block *b)
 {
 	unsigned int w = atomic_fetch_add_explicit(&run->lru_rotor, 1, memory_order_relaxed) %
 			 run->nr_workers;
-	struct stress_thread *to = run->t[w];
-	bool ok = false;
 
-	pthread_mutex_lock(&to->inbox_lock);
-	if (to->nr_inbox < STRESS_INBOX) {
-		to->inbox[to->nr_inbox++] = *b;
-		atomic_store_explicit(&to->inbox_hint, 1, memory_order_relaxed);
-		ok = true;
-	}
-	pthread_mutex_unlock(&to->inbox_lock);
-	return ok;
+	return stress_inbox_push(run->t[w], b);
 }
 
 /*

@@ -170,13 +170,18 @@ static int run_free(struct stress_thread *t, struct mm_op *op, struct stress_blo
 static bool hand_over(struct stress_thread *t, const struct stress_block *b)
 {
 	struct stress_run *run = t->run;
-	struct stress_thread *to;
-	bool ok = false;
 
 	if (run->nr_workers < 2)
 		return false;
 	unsigned int i = below(t, run->nr_workers - 1);
-	to = run->t[i >= t->idx ? i + 1 : i];
+	return stress_inbox_push(run->t[i >= t->idx ? i + 1 : i], b);
+}
+
+/* Appends b to to's inbox (to frees it as its CPU); false when the inbox is full. */
+bool stress_inbox_push(struct stress_thread *to, const struct stress_block *b)
+{
+	bool ok = false;
+
 	pthread_mutex_lock(&to->inbox_lock);
 	if (to->nr_inbox < STRESS_INBOX) {
 		to->inbox[to->nr_inbox++] = *b;
