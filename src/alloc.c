@@ -359,6 +359,33 @@ static void check_admission(struct zone *zone, unsigned int alloc_flags,
 }
 
 /*
+ * The same invariant under threads. Other CPUs take pages between the
+ * watermark check and this one, so the admission is evaluated again under
+ * zone->lock, from the estimate, the exact count and the marks the lock
+ * holds still (every NR_FREE_PAGES diff changes under it): an estimate at
+ * low + 2^order or more must find exact free pages at min + 2^order or
+ * more while the pressure thresholds bound the diffs. Costs a lock hold
+ * per admission at low, and only while kswapd is in its pressure window.
+ */
+static void check_admission_under_pressure_locked(struct zone *zone, unsigned int order)
+{
+	if (!READ_ONCE(zone->sim->node_data[zone->node]->kswapd.pressure))
+		return;
+	zone_lock(zone);
+	long boost = (long)READ_ONCE(zone->watermark_boost);
+	long low = (long)zone->_watermark[WMARK_LOW] + boost;
+	long want = (long)zone->_watermark[WMARK_MIN] + boost + (1L << order);
+	long est = zone_page_state(zone, NR_FREE_PAGES);
+	long exact = zone->vm_stat_exact[NR_FREE_PAGES];
+	if (est - (1L << order) >= low && exact < want && _mm_vmstat_pressure_in_force_locked(zone))
+		zone_report(zone, "INV-VMSTAT-PRESSURE", -1, want, exact,
+			    "under zone->lock the estimate %ld admits at low (%ld) under pressure "
+			    "thresholds with exact free pages below min + 2^%u",
+			    est, low, order);
+	zone_unlock(zone);
+}
+
+/*
  * Seed 002's invariant: once kswapd's pressure thresholds bound every
  * CPU's diff and low - min leaves each CPU a page, an allocation the
  * estimate admits at low finds exact free pages at min + its size or more.
@@ -367,7 +394,12 @@ static void check_admission(struct zone *zone, unsigned int alloc_flags,
 static void check_admission_under_pressure(struct zone *zone, unsigned int order,
 					   unsigned int alloc_flags)
 {
-	if (!zone->sim->serial || alloc_flags != ALLOC_WMARK_LOW)
+	if (!zone->sim->serial) {
+		if ((alloc_flags & (ALLOC_WMARK_MASK | ALLOC_NO_WATERMARKS)) == ALLOC_WMARK_LOW)
+			check_admission_under_pressure_locked(zone, order);
+		return;
+	}
+	if (alloc_flags != ALLOC_WMARK_LOW)
 		return;
 	long exact = zone->vm_stat_exact[NR_FREE_PAGES];
 	long want = (long)wmark_pages(zone, WMARK_MIN) + (1L << order);

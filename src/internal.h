@@ -392,6 +392,10 @@ struct mm_sim {
 
 	atomic_long vm_zone_stat[NR_VM_ZONE_STAT_ITEMS]; /* the global copies */
 	mm_mutex_t kswapd_lock;				 /* every node's kswapd_state */
+	mm_jitter_fn jitter; /* stress --jitter: delays at zone->lock boundaries */
+	void *jitter_arg;
+	mm_reclaim_fn reclaimer; /* kswapd's under threads (stress) */
+	void *reclaimer_arg;
 	/*
 	 * The executor's handles during mm_apply_op(): migration moves a
 	 * handle's block, kswapd's reclaim frees one. Serial runs only.
@@ -516,11 +520,15 @@ static inline void zone_lock(struct zone *z)
 {
 	spin_lock(&z->lock);
 	count_event(z->sim, zone_lock_acquisitions);
+	if (z->sim->jitter)
+		z->sim->jitter(z->sim->jitter_arg);
 }
 
 static inline void zone_unlock(struct zone *z)
 {
 	spin_unlock(&z->lock);
+	if (z->sim->jitter)
+		z->sim->jitter(z->sim->jitter_arg);
 }
 
 static inline bool migratetype_is_mergeable(int mt)
@@ -620,6 +628,7 @@ void __dec_zone_state(struct zone *zone, enum zone_stat_item item);
 long zone_page_state_snapshot(struct zone *zone, enum zone_stat_item item);
 long _mm_vmstat_drift_bound(const struct zone *zone, enum zone_stat_item item);
 bool _mm_vmstat_pressure_in_force(const struct zone *zone);
+bool _mm_vmstat_pressure_in_force_locked(const struct zone *zone);
 void refresh_cpu_vm_stats(struct mm_sim *sim, unsigned int cpu);
 void cpu_vm_stats_fold(struct mm_sim *sim, unsigned int cpu);
 void drain_zonestat(struct zone *zone, unsigned int cpu);

@@ -265,6 +265,25 @@ size_t mm_page_descriptor_size(void);
 
 /* The simulated CPU the calling thread runs as (thread-local). */
 void mm_set_current_cpu(int cpu);
+
+/*
+ * Under threads the allocations belong to the caller, not to the
+ * executor's handles, so kswapd has nothing of its own to reclaim. A
+ * stress run lends it a reclaimer: fn frees up to nr pages of node's
+ * reclaimable blocks as the current CPU (each block handed over to it
+ * first, so it is freed once) and returns the pages it freed. NULL, the
+ * default: kswapd reclaims nothing under threads.
+ */
+/*
+ * Stress --jitter: fn runs right after zone->lock is taken and right after
+ * it is released, to inject short delays that widen race windows on small
+ * boxes (as rcutorture's random delays do). NULL, the default: none.
+ */
+typedef void (*mm_jitter_fn)(void *arg);
+void mm_set_jitter(struct mm_sim *sim, mm_jitter_fn fn, void *arg);
+
+typedef unsigned long (*mm_reclaim_fn)(void *arg, int node, unsigned long nr);
+void mm_set_reclaimer(struct mm_sim *sim, mm_reclaim_fn fn, void *arg);
 int mm_current_cpu(void);
 
 int mm_cpu_online(struct mm_sim *sim, int cpu);

@@ -71,7 +71,7 @@ void wakeup_kswapd(struct zone *zone, unsigned int gfp, unsigned int order, int 
 	mutex_lock(&sim->kswapd_lock);
 	if (!k->awake) {
 		k->awake = true;
-		k->pressure = false;
+		WRITE_ONCE(k->pressure, false);
 		count_event(sim, kswapd_wakes);
 	}
 	mutex_unlock(&sim->kswapd_lock);
@@ -127,8 +127,13 @@ static unsigned long shrink_node(struct mm_sim *sim, struct pglist_data *pgdat, 
 {
 	unsigned long reclaimed = 0;
 
-	if (!sim->serial)
-		return 0;
+	if (!sim->serial) {
+		if (sim->reclaimer)
+			reclaimed = sim->reclaimer(sim->reclaimer_arg, pgdat->node_id,
+						   SWAP_CLUSTER_MAX);
+		count_events(sim, kswapd_reclaimed, reclaimed);
+		return reclaimed;
+	}
 	for (int zt = highest_zoneidx; zt >= 0 && reclaimed < SWAP_CLUSTER_MAX; zt--) {
 		struct zone *zone = &pgdat->node_zones[zt];
 		uint64_t end = zone->zone_start_pfn + zone->spanned_pages;
@@ -158,7 +163,7 @@ int _mm_kswapd_step(struct mm_sim *sim, int node)
 	}
 	if (!k->pressure) {
 		set_pgdat_percpu_threshold(pgdat, sim->policy.pressure_threshold);
-		k->pressure = true;
+		WRITE_ONCE(k->pressure, true);
 	}
 	unsigned int order = k->order;
 	int zoneidx =
@@ -199,11 +204,17 @@ int _mm_kswapd_try_to_sleep(struct mm_sim *sim, int node)
 	mutex_lock(&sim->kswapd_lock);
 	set_pgdat_percpu_threshold(pgdat, sim->policy.normal_threshold);
 	k->awake = false;
-	k->pressure = false;
+	WRITE_ONCE(k->pressure, false);
 	k->order = 0;
 	k->highest_zoneidx = KSWAPD_ZONEIDX_UNSET;
 	mutex_unlock(&sim->kswapd_lock);
 	return 0;
+}
+
+void mm_set_reclaimer(struct mm_sim *sim, mm_reclaim_fn fn, void *arg)
+{
+	sim->reclaimer = fn;
+	sim->reclaimer_arg = arg;
 }
 
 bool mm_kswapd_awake(const struct mm_sim *sim, int node, bool *pressure)

@@ -395,3 +395,9 @@ void mm_sim_stats(const struct mm_sim *sim, struct mm_stats *out)
 #undef SUM
 	}
 }
+
+void mm_set_jitter(struct mm_sim *sim, mm_jitter_fn fn, void *arg)
+{
+	sim->jitter = fn;
+	sim->jitter_arg = arg;
+}

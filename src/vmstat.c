@@ -289,19 +289,30 @@ MM_SCAN long _mm_vmstat_drift_bound(const struct zone *zone, enum zone_stat_item
  * for the old gap do not count: the guarantee lapses until the next
  * refresh (docs/vmstat.md).
  */
+/* The threshold the kernel's rules give the zone's CPUs under pressure; 0 when the gap is too
+ * small. */
+static int8_t pressure_want(const struct zone *zone, unsigned int online)
+{
+	const struct mm_sim *sim = zone->sim;
+	long gap = (long)READ_ONCE(zone->_watermark[WMARK_LOW]) -
+		   (long)READ_ONCE(zone->_watermark[WMARK_MIN]);
+
+	if (gap < (long)online)
+		return 0;
+	int normal = sim->policy.normal_threshold(zone);
+	return (int8_t)((long)online * normal > gap ? sim->policy.pressure_threshold(zone)
+						    : normal);
+}
+
 bool _mm_vmstat_pressure_in_force(const struct zone *zone)
 {
 	const struct mm_sim *sim = zone->sim;
-	unsigned int online = mm_num_online_cpus(sim);
 
 	if (!sim->node_data[zone->node]->kswapd.pressure)
 		return false;
-	long gap = (long)wmark_pages(zone, WMARK_LOW) - (long)wmark_pages(zone, WMARK_MIN);
-	if (gap < (long)online)
+	int8_t want = pressure_want(zone, mm_num_online_cpus(sim));
+	if (!want)
 		return false;
-	int normal = sim->policy.normal_threshold(zone);
-	int8_t want = (int8_t)((long)online * normal > gap ? sim->policy.pressure_threshold(zone)
-							   : normal);
 	/*
 	 * Reached only when an admission left exact free below min, so not a
 	 * scan: how many CPUs in a row already update under the wanted
@@ -315,6 +326,40 @@ bool _mm_vmstat_pressure_in_force(const struct zone *zone)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * The same precondition under threads, from what zone->lock (held) keeps
+ * still: every NR_FREE_PAGES diff and the threshold of its last update
+ * change only under the lock, so the estimate is off the exact count by at
+ * most the sum of those thresholds. Every CPU seen online must have
+ * updated under the wanted threshold and every CPU seen offline must hold
+ * no diff; a hotplug event during the walk (the online count read before
+ * and after differs) voids the check. The CPUs' current stat_threshold
+ * (kswapd writes it without the lock) does not matter to the bound.
+ */
+MM_SCAN bool _mm_vmstat_pressure_in_force_locked(const struct zone *zone)
+{
+	const struct mm_sim *sim = zone->sim;
+	unsigned int online = mm_num_online_cpus(sim), seen = 0;
+
+	if (!READ_ONCE(sim->node_data[zone->node]->kswapd.pressure))
+		return false;
+	int8_t want = pressure_want(zone, online);
+	if (!want)
+		return false;
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
+		const struct per_cpu_zonestat *pcp = &zone->per_cpu_zonestats[cpu];
+		if (!cpu_online(sim, cpu)) {
+			if (READ_ONCE(pcp->vm_stat_diff[NR_FREE_PAGES]))
+				return false;
+			continue;
+		}
+		seen++;
+		if (READ_ONCE(pcp->update_threshold[NR_FREE_PAGES]) != want)
+			return false;
+	}
+	return seen == online && mm_num_online_cpus(sim) == online;
 }
 
 /*

@@ -61,7 +61,7 @@ static void usage(FILE *f)
 	      "         [--zone-pages P] [--duration S] [--seed X] [--variant V] [--policy P.so]\n"
 	      "         [--weights KEY=W,...] [--mix default|pcp|zone-lock] [--pin]\n"
 	      "         [--quiesce-ms M] [--watchdog S] [--out DIR] [--deferred-init P]\n"
-	      "         [--bench]\n"
+	      "         [--hold PCT] [--jitter SEED] [--bench]\n"
 	      "Runs one thread per simulated CPU on one shared machine: allocs, frees, frees\n"
 	      "on another CPU, pcp drains, hotplug, sysctl writes, pcp disabling, deferred\n"
 	      "init; full checks at quiesce points.\n"
@@ -87,6 +87,11 @@ static void usage(FILE *f)
 	      "  --watchdog S       no progress for S s: dump the threads, exit 3 (default 10;\n"
 	      "                     0: off)\n"
 	      "  --out DIR          where a failing run writes its trace (default .)\n"
+	      "  --jitter SEED      random yields and sleeps at zone->lock boundaries,\n"
+	      "                     seeded (0: off, the default)\n"
+	      "  --hold PCT         the workers hold up to PCT% of the memory (default 33);\n"
+	      "                     above 33%, blocks on a per-node LRU that kswapd\n"
+	      "                     reclaims, so zones sit at their watermarks\n"
 	      "  --deferred-init P  initialise only P pages of each node's highest zone at\n"
 	      "                     boot; a thread initialises the rest during the run\n"
 	      "  --bench            print ops/s at 1 and N threads for the pcp and zone-lock\n"
@@ -235,6 +240,7 @@ static void defaults(struct flags *f)
 	f->o.duration = DEFAULT_DURATION;
 	f->o.seed = 1;
 	f->o.quiesce_ms = DEFAULT_QUIESCE_MS;
+	f->o.hold_pct = STRESS_HOLD_DEFAULT;
 	f->o.watchdog_s = DEFAULT_WATCHDOG_S;
 	apply_mix("default", &f->o);
 }
@@ -318,6 +324,15 @@ static int parse_flags(int argc, char **argv, struct flags *f)
 				return cli_usage_error("stress: --deferred-init takes pages "
 						       "(1..%llu), not '%s'",
 						       1ULL << 24, v);
+		} else if ((v = cli_flag_value(argc, argv, &i, "--jitter", &missing))) {
+			if (!cli_parse_u64(v, 0, UINT64_MAX, &f->o.jitter))
+				return cli_usage_error("stress: --jitter takes a seed, not '%s'",
+						       v);
+		} else if ((v = cli_flag_value(argc, argv, &i, "--hold", &missing))) {
+			if (!cli_parse_uint(v, 1, 100, &f->o.hold_pct))
+				return cli_usage_error("stress: --hold takes a percentage "
+						       "(1..100), not '%s'",
+						       v);
 		} else if ((v = cli_flag_value(argc, argv, &i, "--test-stall", &missing))) {
 			if (!cli_parse_seconds(v, 0.001, 1e7, &f->o.test_stall))
 				return cli_usage_error(
@@ -667,6 +682,7 @@ static void summary(struct stress_run *run, const struct stress_result *res)
 static void run_destroy(struct stress_run *run)
 {
 	stress_threads_destroy(run);
+	stress_lru_destroy(run);
 	stress_host_destroy(run->host);
 	mm_sim_destroy(run->sim);
 	pthread_mutex_destroy(&run->q_lock);
@@ -732,6 +748,11 @@ static int run_stress(const struct stress_opts *o, struct stress_result *res)
 		return cli_usage_error("stress: cannot build the machine (out of memory?)");
 	}
 	mm_sim_set_violation_handler(run->sim, on_violation, run);
+	stress_jitter_init(run);
+	if (stress_lru_init(run)) {
+		run_destroy(run);
+		return cli_usage_error("stress: out of memory for the LRU");
+	}
 	run->host = stress_host_create(o->pin, &run->cfg, err, sizeof(err));
 	if (!run->host || stress_threads_create(run, err, sizeof(err))) {
 		run_destroy(run);

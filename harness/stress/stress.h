@@ -8,6 +8,8 @@
  *   stress_thread.c  the mix table, worker and service threads, the transfer queues
  *   stress_record.c  the flight recorder, the trace it writes and its replay, the watchdog
  *   stress_host.c    --pin and, with libnuma, node placement
+ *   stress_lru.c     the reclaimable pool kswapd reclaims from (--hold)
+ *   stress_jitter.c  --jitter: random delays at zone->lock boundaries
  */
 #ifndef MMFUZZ_STRESS_H
 #define MMFUZZ_STRESS_H
@@ -19,13 +21,15 @@
 
 #define EXIT_WATCHDOG 3 /* stress: no progress for --watchdog seconds */
 
-#define STRESS_RECORD_K	   256u /* ops each thread's flight recorder keeps */
-#define STRESS_CHUNK_BYTES 256u /* random bytes decoded at a time */
-#define STRESS_MAX_HANDLES 256u /* allocs one chunk can decode to: each takes a byte at least */
-#define STRESS_POOL_MAX	   32u	/* blocks a worker keeps across chunks */
-#define STRESS_POOL_CAP	   (STRESS_POOL_MAX + STRESS_MAX_HANDLES)
-#define STRESS_INBOX	   128u /* blocks waiting to be freed by another CPU */
-#define STRESS_MAX_THREADS (MM_MAX_CPUS + 8)
+#define STRESS_RECORD_K	    256u /* ops each thread's flight recorder keeps */
+#define STRESS_CHUNK_BYTES  256u /* random bytes decoded at a time */
+#define STRESS_MAX_HANDLES  256u /* allocs one chunk can decode to: each takes a byte at least */
+#define STRESS_POOL_MAX	    32u	 /* blocks a worker keeps across chunks */
+#define STRESS_POOL_CAP	    (STRESS_POOL_MAX + STRESS_MAX_HANDLES)
+#define STRESS_HOLD_DEFAULT 33u	   /* percent of the memory the workers hold at most */
+#define STRESS_LRU_MAX	    65536u /* blocks a node's LRU holds at most */
+#define STRESS_INBOX	    128u   /* blocks waiting to be freed by another CPU */
+#define STRESS_MAX_THREADS  (MM_MAX_CPUS + 8)
 
 /* ------------------------------------------------------------------------
  * The workload mix: one entry per mechanism
@@ -96,8 +100,11 @@ struct stress_opts {
 	unsigned int watchdog_s; /* 0: off */
 	const char *out_dir;
 	uint64_t deferred_init; /* pages of each node's highest zone initialised at boot (0: all) */
-	double test_stall;	/* test hook: worker 0 stops after this many seconds (0: never) */
-	bool quiet;		/* no progress lines (--bench) */
+	unsigned int hold_pct;
+	uint64_t jitter; /* --jitter seed (0: off) */ /* percent of the memory the workers hold at
+							 most (--hold) */
+	double test_stall; /* test hook: worker 0 stops after this many seconds (0: never) */
+	bool quiet;	   /* no progress lines (--bench) */
 };
 
 /* One flight recorder slot: words, so the watchdog can read them racily but atomically. */
@@ -168,6 +175,13 @@ struct stress_zone {
 
 struct stress_host;
 
+/* A node's reclaimable blocks, oldest first: a ring under its lock. */
+struct stress_lru {
+	pthread_mutex_t lock;
+	struct stress_block *b;
+	unsigned int head, n, cap;
+};
+
 struct stress_run {
 	struct stress_opts o;
 	const struct stress_mix_entry *mix;
@@ -180,6 +194,11 @@ struct stress_run {
 	struct stress_zone zones[MM_MAX_NODES * MAX_NR_ZONES];
 	unsigned int nr_zones;
 	uint64_t managed_pages;
+	struct stress_lru lru[MM_MAX_NODES];
+	uint64_t lru_budget; /* pages the LRUs may hold (0: off) */
+	atomic_ullong lru_pages;
+	atomic_uint jitter_threads; /* threads that drew a jitter stream */
+	atomic_uint lru_rotor;	    /* the next worker kswapd hands a block to */
 
 	struct stress_thread *t[STRESS_MAX_THREADS];
 	unsigned int nr_threads, nr_workers; /* workers are t[0..nr_workers) */
@@ -213,12 +232,27 @@ int stress_threads_create(struct stress_run *run, char *err, size_t errlen);
 void stress_threads_destroy(struct stress_run *run);
 void *stress_worker_main(void *arg);
 void *stress_service_main(void *arg);
+/* Appends b to to's inbox (to frees it as its CPU); false when the inbox is full. */
+bool stress_inbox_push(struct stress_thread *to, const struct stress_block *b);
 /* Pages each zone's threads hold (handles, pool, inboxes): call quiesced. */
 void stress_held_pages(struct stress_run *run, uint64_t *held);
 /* After the threads are joined: frees every block they still hold, as their CPUs. */
 void stress_free_all(struct stress_run *run);
 /* Ops the threads ran so far: progress for the watchdog and the services' pace. */
 unsigned long long stress_total_ops(struct stress_run *run);
+
+/* stress_jitter.c */
+void stress_jitter_init(struct stress_run *run);
+
+/* stress_lru.c */
+int stress_lru_init(struct stress_run *run);
+bool stress_lru_add(struct stress_run *run, const struct stress_block *b);
+void stress_lru_for_each(struct stress_run *run,
+			 void (*fn)(struct stress_run *run, const struct stress_block *b,
+				    uint64_t *held),
+			 uint64_t *held);
+void stress_lru_free_all(struct stress_run *run);
+void stress_lru_destroy(struct stress_run *run);
 
 /* stress_record.c */
 void stress_record(struct stress_thread *t, uint64_t seq, const struct mm_op *op,

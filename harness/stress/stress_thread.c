@@ -170,13 +170,18 @@ static int run_free(struct stress_thread *t, struct mm_op *op, struct stress_blo
 static bool hand_over(struct stress_thread *t, const struct stress_block *b)
 {
 	struct stress_run *run = t->run;
-	struct stress_thread *to;
-	bool ok = false;
 
 	if (run->nr_workers < 2)
 		return false;
 	unsigned int i = below(t, run->nr_workers - 1);
-	to = run->t[i >= t->idx ? i + 1 : i];
+	return stress_inbox_push(run->t[i >= t->idx ? i + 1 : i], b);
+}
+
+/* Appends b to to's inbox (to frees it as its CPU); false when the inbox is full. */
+bool stress_inbox_push(struct stress_thread *to, const struct stress_block *b)
+{
+	bool ok = false;
+
 	pthread_mutex_lock(&to->inbox_lock);
 	if (to->nr_inbox < STRESS_INBOX) {
 		to->inbox[to->nr_inbox++] = *b;
@@ -475,7 +480,10 @@ static int release_pooled(struct stress_thread *t, unsigned int i)
 	int e = admit(t, MM_OP_FREE, true);
 	struct mm_op op = {.kind = MM_OP_FREE, .cpu = (uint16_t)t->cpu, .free.handle = b.owner};
 
-	if (e < 0 ? free_block(t, &b) : t->run->mix[e].run(t, &op, &b))
+	/* They go to kswapd's LRU while it has room (--hold). */
+	if (stress_lru_add(t->run, &b))
+		e = -1;
+	else if (e < 0 ? free_block(t, &b) : t->run->mix[e].run(t, &op, &b))
 		return 1;
 	if (e >= 0)
 		count_admitted(t, e);
@@ -798,6 +806,7 @@ void stress_held_pages(struct stress_run *run, uint64_t *held)
 			add_held(run, &t->inbox[k], held);
 		pthread_mutex_unlock(&t->inbox_lock);
 	}
+	stress_lru_for_each(run, add_held, held);
 }
 
 /* Every CPU online and every pcp list enabled, then each held block freed as its CPU. */
@@ -819,4 +828,5 @@ void stress_free_all(struct stress_run *run)
 			t->nr_inbox--;
 		t->pool_pages = 0;
 	}
+	stress_lru_free_all(run);
 }

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -211,6 +212,29 @@ static inline long exec_text(struct mm_exec *ex, const char *text, struct mm_exe
 	mm_prog_free(&p);
 	return ret;
 }
+
+#ifdef MMFUZZ_SHARED_DIR
+/* corpus/variants/<variant>.txt, read whole (malloc'd; a missing file fails the test). */
+static inline char *read_variant_trace(const char *variant)
+{
+	char path[512], *buf;
+	long n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/../corpus/variants/%s.txt", MMFUZZ_SHARED_DIR, variant);
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+#endif
 
 /* ------------------------------------------------------------------------
  * main()

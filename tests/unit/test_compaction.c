@@ -617,29 +617,9 @@ static const struct {
 	{"compaction-aligned-only-skip-test", "INV-COMPACT-RESCAN"},
 };
 
-static char *read_trace(const char *variant)
-{
-	char path[512], *buf;
-	long n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/../corpus/variants/%s.txt", MMFUZZ_SHARED_DIR, variant);
-	f = fopen(path, "r");
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	ck_assert_ptr_nonnull(buf);
-	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 START_TEST(test_variant_caught)
 {
-	char *text = read_trace(variant_cases[_i].variant);
+	char *text = read_variant_trace(variant_cases[_i].variant);
 	struct mm_exec *ex = mm_exec_create();
 	struct vrec vr;
 	long failed;

@@ -467,6 +467,49 @@ START_TEST(test_kswapd_cycle)
 END_TEST
 
 /*
+ * INV-VMSTAT-PRESSURE as threaded runs check it (under zone->lock, the
+ * admission evaluated again): seed 002's trace with the sim's serial flag
+ * cleared at boot, as a stress run has it. The serial check is off then,
+ * so a catch is the threaded check's; the correct model stays clean.
+ */
+static struct mm_exec *threaded_ex;
+
+static void boot_threaded(void *arg)
+{
+	(void)arg;
+	mm_exec_sim(threaded_ex)->serial = false;
+}
+
+static const char *run_threaded(const char *text, const char *variant, struct vrec *vr)
+{
+	struct mm_exec_opts o;
+	long failed;
+
+	threaded_ex = mm_exec_create();
+	ck_assert_ptr_nonnull(threaded_ex);
+	mm_exec_opts_default(&o);
+	o.variant = mm_variant_lookup(variant);
+	o.on_boot = boot_threaded;
+	ck_assert_int_ge(exec_text(threaded_ex, text, &o, vr, &failed), 0);
+	mm_exec_destroy(threaded_ex);
+	return vr->n ? vr->first : "";
+}
+
+START_TEST(test_pressure_checked_under_threads)
+{
+	static const char *const variants[] = {"vmstat-no-pressure", "vmstat-pressure-v1"};
+	char *text = read_variant_trace(variants[_i]);
+	struct vrec vr;
+
+	run_threaded(text, NULL, &vr);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	const char *first = run_threaded(text, variants[_i], &vr);
+	ck_assert_msg(vrec_has(&vr, "INV-VMSTAT-PRESSURE"), "%s: got '%s'", variants[_i], first);
+	free(text);
+}
+END_TEST
+
+/*
  * --strict-watermarks on the smallest machine: 1 CPU, threshold 2, no
  * drift mark, pcp lists off. After the order-4 allocation the estimate is exact at 80;
  * two order-0 allocations leave CPU 0's diff at -2 (exact 78, estimate
@@ -520,6 +563,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("kswapd");
 	tcase_add_test(tc, test_kswapd_cycle);
+	tcase_add_loop_test(tc, test_pressure_checked_under_threads, 0, 2);
 	tcase_add_test(tc, test_strict_watermarks_one_cpu);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
