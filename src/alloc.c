@@ -3,7 +3,8 @@
  * alloc.c - the allocation and free entry points: gfp to zone, migratetype
  * and alloc flags, zonelists, get_page_from_freelist() with its watermark
  * checks, the fast path and the slow path's retry at the min mark, and the
- * page stamps that catch a block handed out twice.
+ * page stamps that catch a block handed out twice. The boosted watermark's
+ * kswapd wake in rmqueue() follows 6.10.
  */
 #include "internal.h"
 
@@ -126,6 +127,8 @@ struct alloc_context {
 	unsigned int gfp;
 	uint32_t refused_mask[(MM_MAX_ZONEREFS + 31) / 32]; /* zone ids the wmark refused */
 	long admit_drift; /* checker: the vmstat drift bound the admission relied on */
+	/* checker: the boost the admission's mark held (a fallback steal may raise it after) */
+	unsigned long admit_boost;
 	/* checker: the flags this pass is entitled to, from the gfp table (oracle_gfp.c) */
 	unsigned int oracle_flags;
 };
@@ -215,9 +218,25 @@ static long highatomic_free_pages(const struct zone *zone)
 	return n;
 }
 
-static long admission_floor(const struct zone *zone, unsigned int oracle_flags, int highest_zoneidx)
+/*
+ * The mark an admission was held to: the boosted one, except an order-0
+ * __GFP_HIGH request at min, which zone_watermark_fast() lets past the
+ * boost (the kernel's rule, restated here).
+ */
+static long admission_mark(const struct zone *zone, unsigned int oracle_flags, unsigned int order,
+			   unsigned long boost)
 {
-	long mark = (long)wmark_pages(zone, oracle_flags & ALLOC_WMARK_MASK);
+	int wmark = (int)(oracle_flags & ALLOC_WMARK_MASK);
+
+	if (!order && (oracle_flags & ALLOC_MIN_RESERVE) && wmark == WMARK_MIN)
+		return (long)READ_ONCE(zone->_watermark[WMARK_MIN]);
+	return (long)(READ_ONCE(zone->_watermark[wmark]) + boost);
+}
+
+static long admission_floor(const struct zone *zone, unsigned int oracle_flags, int highest_zoneidx,
+			    unsigned int order, unsigned long boost)
+{
+	long mark = admission_mark(zone, oracle_flags, order, boost);
 	long floor = _mm_oracle_reserve_floor(mark, oracle_flags) +
 		     (long)zone->lowmem_reserve[highest_zoneidx];
 
@@ -315,7 +334,8 @@ static long admission_drift(const struct zone *zone, unsigned int order, unsigne
 			    int highest_zoneidx)
 {
 	if (!zone->sim->serial || zone->vm_stat_exact[NR_FREE_PAGES] - (1L << order) >=
-					  admission_floor(zone, oracle_flags, highest_zoneidx))
+					  admission_floor(zone, oracle_flags, highest_zoneidx,
+							  order, READ_ONCE(zone->watermark_boost)))
 		return 0;
 	return _mm_vmstat_drift_bound(zone, NR_FREE_PAGES);
 }
@@ -331,7 +351,7 @@ static long admission_drift(const struct zone *zone, unsigned int order, unsigne
  * floor, drift or not. Its violation names the machine's drift bound, a
  * configuration finding rather than a bug.
  */
-static void check_admission(struct zone *zone, unsigned int alloc_flags,
+static void check_admission(struct zone *zone, unsigned int order, unsigned int alloc_flags,
 			    const struct alloc_context *ac)
 {
 	unsigned int oracle_flags = ac->oracle_flags;
@@ -339,7 +359,9 @@ static void check_admission(struct zone *zone, unsigned int alloc_flags,
 	if (!zone->sim->serial || (oracle_flags & ALLOC_NO_WATERMARKS))
 		return;
 	long free_after = zone->vm_stat_exact[NR_FREE_PAGES];
-	long floor = admission_floor(zone, oracle_flags, ac->highest_zoneidx) - ac->admit_drift;
+	long floor =
+		admission_floor(zone, oracle_flags, ac->highest_zoneidx, order, ac->admit_boost) -
+		ac->admit_drift;
 	if (free_after < floor)
 		zone_report(zone, "INV-WMARK-MIN", -1, floor, free_after,
 			    "allocation with flags %#x left exact free pages below the reserve "
@@ -348,7 +370,7 @@ static void check_admission(struct zone *zone, unsigned int alloc_flags,
 	if (!zone->sim->strict_watermarks)
 		return;
 	unsigned int min_flags = (oracle_flags & ~(unsigned int)ALLOC_WMARK_MASK) | ALLOC_WMARK_MIN;
-	long strict = admission_floor(zone, min_flags, ac->highest_zoneidx);
+	long strict = admission_floor(zone, min_flags, ac->highest_zoneidx, order, ac->admit_boost);
 	if (free_after < strict)
 		zone_report(
 			zone, "INV-WMARK-STRICT", -1, strict, free_after,
@@ -428,24 +450,37 @@ static struct page *rmqueue_buddy(struct zone *zone, unsigned int order, unsigne
 	if (page) {
 		prep_new_page(zone, page, order, ac->migratetype, owner, gen);
 		_mm_vmstat_note_free(zone);
-		check_admission(zone, alloc_flags, ac);
+		check_admission(zone, order, alloc_flags, ac);
 	}
 	zone_unlock(zone);
 	return page;
 }
 
-/* models rmqueue(): small orders through this CPU's pcp list, the rest from the buddy */
+/*
+ * models rmqueue(): small orders through this CPU's pcp list, the rest from
+ * the buddy; then the kswapd wake a boost asked for (ZONE_BOOSTED_WATERMARK),
+ * which only a caller that may wake kswapd (ALLOC_KSWAPD) delivers.
+ */
 static struct page *rmqueue(struct zone *zone, unsigned int order, unsigned int alloc_flags,
 			    const struct alloc_context *ac, uint32_t owner, uint32_t gen)
 {
+	struct page *page = NULL;
+
 	if (pcp_allowed_order(zone->sim, order) && zone->per_cpu_pageset) {
-		struct page *page = rmqueue_pcplist(zone, order, ac->migratetype, alloc_flags);
-		if (page) {
+		page = rmqueue_pcplist(zone, order, ac->migratetype, alloc_flags);
+		if (page)
 			prep_new_page(zone, page, order, ac->migratetype, owner, gen);
-			return page;
-		}
 	}
-	return rmqueue_buddy(zone, order, alloc_flags, ac, owner, gen);
+	if (!page)
+		page = rmqueue_buddy(zone, order, alloc_flags, ac, owner, gen);
+	/* Test, then clear: no atomic read-modify-write in the common case. */
+	if ((alloc_flags & ALLOC_KSWAPD) &&
+	    (atomic_load_explicit(&zone->flags, memory_order_relaxed) & ZONE_BOOSTED_WATERMARK)) {
+		atomic_fetch_and_explicit(&zone->flags, ~ZONE_BOOSTED_WATERMARK,
+					  memory_order_relaxed);
+		wakeup_kswapd(zone, 0, 0, (int)zone->type);
+	}
+	return page;
 }
 
 static void mark_refused(struct alloc_context *ac, const struct zone *z)
@@ -481,6 +516,7 @@ static struct page *get_page_from_freelist(struct mm_sim *sim, unsigned int orde
 
 		unsigned long mark = wmark_pages(zone, alloc_flags & ALLOC_WMARK_MASK);
 		ac->admit_drift = 0;
+		ac->admit_boost = READ_ONCE(zone->watermark_boost);
 		if (!zone_watermark_fast(zone, order, mark, ac->highest_zoneidx, alloc_flags)) {
 			count_event(sim, wmark_refused);
 			check_refusal_highatomic(zone, order, mark, ac->highest_zoneidx,

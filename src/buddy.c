@@ -428,10 +428,11 @@ unsigned long __isolate_free_page(struct zone *zone, uint64_t pfn, unsigned int 
 	return (unsigned long)nr;
 }
 
-/* models steal_suitable_fallback() (6.10) */
+/* models steal_suitable_fallback() (6.10), with its boost_watermark() call */
 static struct page *steal_suitable_fallback(struct zone *zone, uint64_t pfn,
 					    unsigned int current_order, unsigned int order,
-					    int start_type, bool whole_block)
+					    int start_type, unsigned int alloc_flags,
+					    bool whole_block)
 {
 	struct mm_sim *sim = zone->sim;
 	int block_type = get_pfnblock_migratetype(sim, pfn);
@@ -451,6 +452,17 @@ static struct page *steal_suitable_fallback(struct zone *zone, uint64_t pfn,
 		account_freepages(zone, (long)nr_added, start_type);
 		count_event(sim, blocks_stolen);
 		return pfn_to_page(sim, pfn);
+	}
+
+	/*
+	 * Reclaim ahead of the next fallback: boost the marks, and have
+	 * rmqueue() wake kswapd, as the node may look balanced without it.
+	 */
+	if (boost_watermark(zone)) {
+		if (alloc_flags & ALLOC_KSWAPD)
+			atomic_fetch_or_explicit(&zone->flags, ZONE_BOOSTED_WATERMARK,
+						 memory_order_relaxed);
+		_mm_check_boost_bound(zone); /* O(1), where the boost grew */
 	}
 
 	if (!whole_block)
@@ -514,7 +526,7 @@ find_smallest:
 do_steal:
 	count_event(sim, fallbacks);
 	return steal_suitable_fallback(zone, zone->free_area[o].head[fmt], (unsigned int)o, order,
-				       start_mt, can_steal);
+				       start_mt, alloc_flags, can_steal);
 }
 
 /* models __rmqueue() without CMA */

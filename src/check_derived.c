@@ -369,11 +369,7 @@ MM_SCAN static unsigned long check_wmarks(struct mm_sim *sim)
 			bad++;
 			break;
 		}
-		if (z->watermark_boost) {
-			zreport(z, "INV-DERIVED-WMARK", -1, 0, z->watermark_boost,
-				"watermark_boost set: nothing in the model boosts");
-			bad++;
-		}
+		bad += _mm_check_boost_bound(z); /* boost_watermark() boosts now */
 		for (int j = 0; j < MAX_NR_ZONES; j++) {
 			unsigned long r =
 				rule_lowmem_reserve(sim->node_data[z->node], (int)z->type, j);
@@ -407,8 +403,9 @@ MM_SCAN static unsigned long check_pcp(struct mm_sim *sim)
 		unsigned int fraction = sim->percpu_pagelist_high_fraction;
 		unsigned int n = split[z->node] ? split[z->node] : mm_num_online_cpus(sim);
 		int batch = rule_pcp_batch(managed);
-		int lo = rule_pcp_high(fraction ? managed / fraction : wmark_pages(z, WMARK_LOW),
-				       batch, n);
+		/* low_wmark_pages() as the last sizing saw it: the boost of that moment */
+		unsigned long low = z->_watermark[WMARK_LOW] + z->pcp_sizing_boost;
+		int lo = rule_pcp_high(fraction ? managed / fraction : low, batch, n);
 		int hi = fraction ? lo : rule_pcp_high(managed / 8, batch, n);
 
 		if (z->pageset_batch != batch) {

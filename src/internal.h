@@ -165,8 +165,9 @@ struct per_cpu_zonestat {
 };
 
 /* zone->flags bits */
-#define ZONE_BELOW_HIGH	    0x1u
-#define ZONE_RECLAIM_ACTIVE 0x2u
+#define ZONE_BELOW_HIGH	       0x1u
+#define ZONE_RECLAIM_ACTIVE    0x2u
+#define ZONE_BOOSTED_WATERMARK 0x4u /* boost_watermark() asked rmqueue() to wake kswapd */
 
 struct free_area {
 	/* Heads are read without the lock by __zone_watermark_ok(). */
@@ -202,6 +203,8 @@ struct zone {
 	struct pcp_lock *pcp_locks;	       /* nr_cpus entries, beside per_cpu_pageset */
 	int pageset_high_min, pageset_high_max, pageset_batch;
 	bool pcp_disabled; /* zone_pcp_disable() until zone_pcp_enable() */
+	/* The checker's: watermark_boost when the sizing was last computed (low mark term) */
+	unsigned long pcp_sizing_boost;
 
 	struct per_cpu_zonestat *per_cpu_zonestats; /* nr_cpus entries, NULL if unpopulated */
 	unsigned long percpu_drift_mark;	    /* 0: the estimate is always trusted */
@@ -374,6 +377,8 @@ struct mm_sim {
 	unsigned int min_free_kbytes;
 	bool user_min_free_kbytes;
 	unsigned int watermark_scale_factor;
+	unsigned int watermark_boost_factor; /* vm.watermark_boost_factor, 15000 at boot */
+	unsigned int boost_factor_seen;	     /* the checker's: the largest factor since boot */
 
 	struct mm_cpu_stats *cpu_stats; /* nr_cpus entries */
 	size_t cpu_stats_cap;
@@ -645,6 +650,8 @@ bool pgdat_balanced(struct pglist_data *pgdat, unsigned int order, int highest_z
 int _mm_kswapd_step(struct mm_sim *sim, int node);
 int _mm_kswapd_try_to_sleep(struct mm_sim *sim, int node);
 void _mm_kswapd_reset(struct mm_sim *sim);
+unsigned long _mm_check_boost_decay(struct pglist_data *pgdat, int highest_zoneidx,
+				    const unsigned long *boost_before);
 
 /* deferred_init.c */
 void _mm_deferred_init_layout(struct mm_sim *sim);
@@ -667,6 +674,9 @@ bool zone_watermark_fast(const struct zone *z, unsigned int order, unsigned long
 			 int highest_zoneidx, unsigned int alloc_flags);
 bool zone_watermark_ok_safe(struct zone *z, unsigned int order, unsigned long mark,
 			    int highest_zoneidx);
+bool boost_watermark(struct zone *zone);
+unsigned long _mm_boost_bound(const struct zone *zone, unsigned int factor);
+unsigned long _mm_check_boost_bound(struct zone *zone);
 
 /* alloc.c */
 void _mm_build_zonelists(struct mm_sim *sim);
@@ -1154,6 +1164,7 @@ int _mm_op_cpu_offline(struct mm_op_ctx *ctx, const struct mm_op *op); /* topolo
 int _mm_op_cpu_online(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_set_min_free_kbytes(struct mm_op_ctx *ctx, const struct mm_op *op); /* watermark.c */
 int _mm_op_set_wsf(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_set_boost_factor(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_drain_local(struct mm_op_ctx *ctx, const struct mm_op *op); /* pcp.c */
 int _mm_op_drain_all(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_pcp_disable(struct mm_op_ctx *ctx, const struct mm_op *op);

@@ -111,9 +111,13 @@ MM_SCAN static void __zone_set_pageset_high_and_batch(struct zone *zone, int hig
 		pageset_update(&zone->per_cpu_pageset[cpu], high_min, high_max, batch);
 }
 
-/* Computes (high_min, high_max, batch) from the zone's current values. */
-static void pcp_sizing(const struct zone *zone, int cpu_online, int *high_min, int *high_max,
-		       int *batch)
+/*
+ * Computes (high_min, high_max, batch) from the zone's current values, the
+ * low mark with boost (low_wmark_pages() includes it: a sizing while
+ * boosted keeps the boost until the next one).
+ */
+static void pcp_sizing(const struct zone *zone, int cpu_online, unsigned long boost, int *high_min,
+		       int *high_max, int *batch)
 {
 	const struct mm_sim *sim = zone->sim;
 	unsigned int fraction = sim->percpu_pagelist_high_fraction;
@@ -127,7 +131,8 @@ static void pcp_sizing(const struct zone *zone, int cpu_online, int *high_min, i
 		*high_min = sim->policy.zone_highsize(managed / fraction, *batch, split);
 		*high_max = *high_min;
 	} else {
-		*high_min = sim->policy.zone_highsize(wmark_pages(zone, WMARK_LOW), *batch, split);
+		*high_min = sim->policy.zone_highsize(
+			READ_ONCE(zone->_watermark[WMARK_LOW]) + boost, *batch, split);
 		*high_max = sim->policy.zone_highsize(managed / MIN_PERCPU_PAGELIST_HIGH_FRACTION,
 						      *batch, split);
 	}
@@ -140,7 +145,8 @@ void zone_set_pageset_high_and_batch(struct zone *zone, int cpu_online)
 
 	if (!zone->per_cpu_pageset)
 		return;
-	pcp_sizing(zone, cpu_online, &high_min, &high_max, &batch);
+	zone->pcp_sizing_boost = READ_ONCE(zone->watermark_boost);
+	pcp_sizing(zone, cpu_online, zone->pcp_sizing_boost, &high_min, &high_max, &batch);
 	if (zone->pageset_high_min == high_min && zone->pageset_high_max == high_max &&
 	    zone->pageset_batch == batch)
 		return;
@@ -170,7 +176,9 @@ MM_SCAN void _mm_pcp_init_zone(struct zone *zone)
 
 	for (int i = 0; i < NR_PCP_LISTS; i++)
 		boot.head[i] = boot.tail[i] = PFN_NIL;
-	pcp_sizing(zone, 0, &zone->pageset_high_min, &zone->pageset_high_max, &zone->pageset_batch);
+	zone->pcp_sizing_boost = READ_ONCE(zone->watermark_boost);
+	pcp_sizing(zone, 0, zone->pcp_sizing_boost, &zone->pageset_high_min,
+		   &zone->pageset_high_max, &zone->pageset_batch);
 	pageset_update(&boot, zone->pageset_high_min, zone->pageset_high_max, zone->pageset_batch);
 	for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++)
 		zone->per_cpu_pageset[cpu] = boot;
@@ -780,7 +788,7 @@ MM_SCAN unsigned long _mm_pcp_check_sizing(struct zone *zone)
 
 	if (!zone->per_cpu_pageset || zone->pcp_disabled)
 		return 0;
-	pcp_sizing(zone, 0, &high_min, &high_max, &batch);
+	pcp_sizing(zone, 0, zone->pcp_sizing_boost, &high_min, &high_max, &batch);
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
 		const struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
 		int b = READ_ONCE(pcp->batch), lo = READ_ONCE(pcp->high_min);
