@@ -3,8 +3,9 @@
  * alloc.c - the allocation and free entry points: gfp to zone, migratetype
  * and alloc flags, zonelists, get_page_from_freelist() with its watermark
  * checks, the fast path and the slow path's retry at the min mark, and the
- * page stamps that catch a block handed out twice. The boosted watermark's
- * kswapd wake in rmqueue() follows 6.10.
+ * page stamps that catch a block handed out twice. ALLOC_NOFRAGMENT and
+ * ALLOC_KSWAPD in the fast path, the no-fallback retry and the boosted
+ * watermark's kswapd wake in rmqueue() follow 6.10.
  */
 #include "internal.h"
 
@@ -114,6 +115,24 @@ static unsigned int gfp_pfmemalloc_flags(unsigned int gfp)
 	if (gfp & MM_GFP_OOM)
 		return ALLOC_OOM;
 	return 0;
+}
+
+/*
+ * models alloc_flags_nofragment() (6.10, CONFIG_ZONE_DMA32): the fast
+ * path's ALLOC_KSWAPD (the gfp bit itself) and ALLOC_NOFRAGMENT when the
+ * preferred zone is Normal with DMA32 below it, assumed populated on a
+ * single node: the first pass may not steal below a pageblock.
+ */
+unsigned int alloc_flags_nofragment(const struct zone *zone, unsigned int gfp)
+{
+	unsigned int alloc_flags = (gfp & MM_GFP_KSWAPD_RECLAIM) ? ALLOC_KSWAPD : 0;
+
+	if (!zone || zone->type != ZONE_NORMAL)
+		return alloc_flags;
+	if (zone->sim->nr_nodes > 1 &&
+	    !populated_zone(&zone->sim->node_data[zone->node]->node_zones[ZONE_DMA32]))
+		return alloc_flags;
+	return alloc_flags | ALLOC_NOFRAGMENT;
 }
 
 /* ------------------------------------------------------------------------
@@ -421,7 +440,8 @@ static void check_admission_under_pressure(struct zone *zone, unsigned int order
 			check_admission_under_pressure_locked(zone, order);
 		return;
 	}
-	if (alloc_flags != ALLOC_WMARK_LOW)
+	/* The fast path: the low mark and no reserves (its KSWAPD and NOFRAGMENT bits aside). */
+	if ((alloc_flags & ~(unsigned int)(ALLOC_KSWAPD | ALLOC_NOFRAGMENT)) != ALLOC_WMARK_LOW)
 		return;
 	long exact = zone->vm_stat_exact[NR_FREE_PAGES];
 	long want = (long)wmark_pages(zone, WMARK_MIN) + (1L << order);
@@ -493,16 +513,55 @@ static bool was_refused(const struct alloc_context *ac, const struct zone *z)
 	return ac->refused_mask[z->zone_id / 32] & (1u << (z->zone_id % 32));
 }
 
-/* models get_page_from_freelist() without cpusets, dirty limits or node reclaim */
+/* The zone allocations start from (ac->preferred_zoneref): the first the request may use. */
+static struct zone *preferred_zone(const struct alloc_context *ac)
+{
+	for (struct zone **zp = ac->zonelist; *zp; zp++)
+		if ((int)(*zp)->type <= ac->highest_zoneidx)
+			return *zp;
+	return NULL;
+}
+
+/*
+ * The no-fallback pass gave up (every local zone tried, or the next zone is
+ * remote): the retry without ALLOC_NOFRAGMENT. The checker first confirms
+ * that no zone of the pass could have served the request without
+ * fragmenting (INV-NOFRAG-RETRY).
+ */
+static unsigned int nofrag_retry(struct mm_sim *sim, unsigned int order, unsigned int alloc_flags,
+				 const struct alloc_context *ac)
+{
+	const struct zone *preferred = preferred_zone(ac);
+
+	if (sim->serial && preferred)
+		_mm_check_nofrag_retry(sim, ac->zonelist, ac->highest_zoneidx, preferred->node,
+				       order, ac->migratetype, ac->refused_mask);
+	return alloc_flags & ~(unsigned int)ALLOC_NOFRAGMENT;
+}
+
+/*
+ * models get_page_from_freelist() (6.10) without cpusets, dirty limits or
+ * node reclaim, with ALLOC_NOFRAGMENT's retry: a first pass that may not
+ * fragment, over the local node's zones, then the whole zonelist again
+ * without the restriction (locality before fragmentation avoidance).
+ */
 static struct page *get_page_from_freelist(struct mm_sim *sim, unsigned int order,
 					   unsigned int alloc_flags, struct alloc_context *ac,
 					   uint32_t owner, uint32_t gen)
 {
+	bool no_fallback;
+
+retry:
+	no_fallback = alloc_flags & ALLOC_NOFRAGMENT;
 	memset(ac->refused_mask, 0, sizeof(ac->refused_mask));
 	for (struct zone **zp = ac->zonelist; *zp; zp++) {
 		struct zone *zone = *zp;
 		if ((int)zone->type > ac->highest_zoneidx)
 			continue;
+		if (no_fallback && sim->nr_nodes > 1 && zone->node != preferred_zone(ac)->node) {
+			alloc_flags = nofrag_retry(sim, order, alloc_flags, ac);
+			goto retry;
+		}
 
 		/*
 		 * Below the high mark the pcp lists shrink on free (nr_pcp_high);
@@ -544,6 +603,11 @@ static struct page *get_page_from_freelist(struct mm_sim *sim, unsigned int orde
 				reserve_highatomic_pageblock(zone, page_to_pfn(sim, page));
 			return page;
 		}
+	}
+	/* A single node can be fragmented in every zone: try again, fragmenting. */
+	if (no_fallback) {
+		alloc_flags = nofrag_retry(sim, order, alloc_flags, ac);
+		goto retry;
 	}
 	return NULL;
 }
@@ -595,9 +659,14 @@ long long mm_alloc_pages(struct mm_sim *sim, unsigned int order, unsigned int gf
 	unsigned int seq = atomic_load_explicit(&cs->gen_seq, memory_order_relaxed) + 1;
 	atomic_store_explicit(&cs->gen_seq, seq, memory_order_relaxed);
 	*gen = seq << 8 | ((unsigned int)cpu & 0xff);
-	/* The fast path: the low mark, no reserves (prepare_alloc_pages()). */
+	/*
+	 * The fast path: the low mark, no reserves (prepare_alloc_pages()),
+	 * and no fragmenting fallback on the first pass.
+	 */
 	ac.oracle_flags = ALLOC_WMARK_LOW;
-	page = get_page_from_freelist(sim, order, ALLOC_WMARK_LOW, &ac, owner, *gen);
+	page = get_page_from_freelist(
+		sim, order, ALLOC_WMARK_LOW | alloc_flags_nofragment(preferred_zone(&ac), gfp), &ac,
+		owner, *gen);
 	if (!page) {
 		unsigned int alloc_flags = gfp_to_alloc_flags(gfp, order);
 		unsigned int reserve_flags = gfp_pfmemalloc_flags(gfp);

@@ -680,6 +680,11 @@ unsigned long _mm_check_boost_bound(struct zone *zone);
 
 /* alloc.c */
 void _mm_build_zonelists(struct mm_sim *sim);
+unsigned int alloc_flags_nofragment(const struct zone *zone, unsigned int gfp);
+/* nofragment_check.c: INV-NOFRAG-RETRY, the no-fallback pass failed before its retry */
+unsigned long _mm_check_nofrag_retry(struct mm_sim *sim, struct zone *const *zonelist,
+				     int highest_zoneidx, int local_nid, unsigned int order,
+				     int migratetype, const uint32_t *refused_mask);
 void account_freepages(struct zone *zone, long nr_pages, int mt);
 
 /* topology.c */
