@@ -607,6 +607,9 @@ void page_alloc_cpu_dead(struct mm_sim *sim, unsigned int cpu);
 void page_alloc_cpu_online(struct mm_sim *sim, unsigned int cpu);
 unsigned long _mm_pcp_check_zone(struct zone *zone, struct pcp_totals *t);
 unsigned long _mm_pcp_check_sizing(struct zone *zone);
+int decay_pcp_high(struct zone *zone, unsigned int cpu);
+unsigned long _mm_pcp_check_high_range(struct zone *zone, unsigned int cpu, int high_before,
+				       int count_before);
 
 /* oracle_pcp.c: the free_high decision of free_unref_page_commit(), from its inputs */
 struct pcp_free_inputs {

@@ -6,7 +6,8 @@
  * high_max) follows zone_batchsize()/zone_highsize() (6.7+); the runtime
  * high auto-tunes between them (nr_pcp_high, nr_pcp_alloc, nr_pcp_free).
  * Seed 000 is about this sizing going stale after deferred init.
- * The invariants are at the end of the file.
+ * decay_pcp_high() (vmstat_update's decay of an idle high) follows 6.7,
+ * unchanged through 6.15. The invariants are at the end of the file.
  */
 #include "internal.h"
 
@@ -402,6 +403,43 @@ void free_unref_page(struct mm_sim *sim, uint64_t pfn, unsigned int order)
 	pcp_unlock(zone, cpu);
 }
 
+/*
+ * models decay_pcp_high() (6.7+), run by refresh_cpu_vm_stats() on the CPU
+ * itself: a high above high_min loses an eighth each time (but no more than
+ * leaves count - batch << CONFIG_PCP_BATCH_SCALE_MAX, to bound the work),
+ * and pages above the new high go back to the buddy. Returns the work
+ * there is still to do (the kernel re-arms vmstat_update on it).
+ */
+int decay_pcp_high(struct zone *zone, unsigned int cpu)
+{
+	struct per_cpu_pages *pcp;
+	int todo = 0;
+
+	if (!zone->per_cpu_pageset || cpu >= zone->sim->nr_cpus)
+		return 0;
+	pcp = zone_pcp(zone, cpu);
+	pcp_lock(zone, cpu);
+	int high_before = pcp->high, count_before = pcp->count; /* the checker's */
+	int high_min = READ_ONCE(pcp->high_min), batch = READ_ONCE(pcp->batch);
+	if (pcp->high > high_min) {
+		int h = pcp->count - (batch << CONFIG_PCP_BATCH_SCALE_MAX);
+		int eighth = pcp->high - (pcp->high >> 3);
+		if (h < eighth)
+			h = eighth;
+		pcp->high = h > high_min ? h : high_min;
+		if (pcp->high > high_min)
+			todo++;
+	}
+	int to_drain = pcp->count - pcp->high;
+	if (to_drain > 0) {
+		free_pcppages_bulk(zone, to_drain, pcp, 0);
+		todo++;
+	}
+	_mm_pcp_check_high_range(zone, cpu, high_before, count_before);
+	pcp_unlock(zone, cpu);
+	return todo;
+}
+
 /* ------------------------------------------------------------------------
  * Allocating from the lists
  * ---------------------------------------------------------------------- */
@@ -764,6 +802,45 @@ broken:
 	/* A broken list ends the walk; the totals are still the whole zone's. */
 	*t = zone_pcp_totals(zone);
 	return bad + 1;
+}
+
+/*
+ * INV-PCP-HIGH-RANGE: decay_pcp_high() leaves a CPU's high where the
+ * kernel's rule puts it, recomputed here from the high and count before:
+ * max(count - batch << CONFIG_PCP_BATCH_SCALE_MAX, high - high / 8,
+ * high_min) when high was above high_min, else unchanged; so a high in
+ * [high_min, high_max] stays there and no decay goes below high_min. The
+ * count is at most the new high: the rest went back to the buddy. The
+ * bounds are the sizing INV-PCP-SIZING holds to the kernel's formulas.
+ * O(1), after each decay, serial runs.
+ */
+unsigned long _mm_pcp_check_high_range(struct zone *zone, unsigned int cpu, int high_before,
+				       int count_before)
+{
+	const struct per_cpu_pages *pcp = zone_pcp(zone, cpu);
+	int lo = READ_ONCE(pcp->high_min), hi = READ_ONCE(pcp->high_max);
+	int high = READ_ONCE(pcp->high), count = READ_ONCE(pcp->count);
+	long want = high_before;
+
+	if (!zone->sim->serial)
+		return 0;
+	if (high_before > lo) {
+		long drain_floor = (long)count_before -
+				   ((long)READ_ONCE(pcp->batch) << CONFIG_PCP_BATCH_SCALE_MAX);
+		long eighth = high_before - (high_before >> 3);
+		want = drain_floor > eighth ? drain_floor : eighth;
+		if (want < lo)
+			want = lo;
+	}
+	bool in_range = high_before < lo || high_before > hi || (high >= lo && high <= hi);
+	if (high == want && count <= high && in_range)
+		return 0;
+	mm_report_violation(zone->sim, "INV-PCP-HIGH-RANGE", zone->node, (int)zone->type, (int)cpu,
+			    -1, want, high,
+			    "after decay_pcp_high: high %d (was %d) count %d (was %d), "
+			    "high_min %d high_max %d",
+			    high, high_before, count, count_before, lo, hi);
+	return 1;
 }
 
 MM_SCAN_INLINE static inline bool batch_is_kernel_value(int batch)
