@@ -331,10 +331,12 @@ static bool unreserve_highatomic_pageblock(struct mm_sim *sim, const struct allo
 				__move_freepages_block(zone, start, mt, ac->migratetype);
 				set_pageblock_migratetype(sim, start, ac->migratetype);
 			} else {
-				__move_freepages_block(zone, pfn, mt, ac->migratetype);
-				change_pageblock_range(sim, pfn, o, ac->migratetype);
+				/*
+				 * move_to_free_list() of the block alone, not freed again:
+				 * a buddy it could merge with now stays apart (6.10-6.12).
+				 */
+				move_free_block_apart(zone, pfn, o, mt, ac->migratetype);
 			}
-			putback_pageblock_buddy(zone, start);
 			zone_unlock(zone);
 			return true;
 		}

@@ -83,6 +83,12 @@ _Static_assert(sizeof(struct page) <= 16, "page descriptor must stay within 16 b
 
 #define PB_MIGRATETYPE_MASK 0x7u
 #define PB_SKIP		    0x8u
+/*
+ * The checker's: unreserve_highatomic_pageblock() retyped a free block of
+ * a pageblock or more in this pageblock and left it apart from a buddy it
+ * could now merge with, as the kernel does, until the block leaves its list.
+ */
+#define PB_APART 0x10u
 
 /*
  * page->spare of an allocated head: the page holds an extra reference (a
@@ -567,6 +573,8 @@ const char *_mm_page_state_name(int state);
 void move_freepages_block_isolate(struct zone *zone, uint64_t start, int mt);
 void remove_isolated_free_block(struct zone *zone, uint64_t pfn);
 void putback_pageblock_buddy(struct zone *zone, uint64_t start);
+void move_free_block_apart(struct zone *zone, uint64_t pfn, unsigned int order, int old_mt,
+			   int new_mt);
 void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt,
 		     unsigned int fpi_flags);
 struct page *__rmqueue_smallest(struct zone *zone, unsigned int order, int mt);
