@@ -616,7 +616,8 @@ retry:
 
 /*
  * models __alloc_pages_direct_compact() at each priority the slow path
- * escalates through (async, sync light, then full), seed 001. Only for a
+ * escalates through (async, sync light, then full; a costly order stops
+ * at sync light: should_compact_retry(), 6.7), seed 001. Only for a
  * request that asked for it (MM_GFP_COMPACT): plain allocations keep the
  * behaviour the other fuzz targets and traces rely on.
  */
@@ -624,7 +625,7 @@ static struct page *alloc_pages_direct_compact(struct mm_sim *sim, unsigned int 
 					       unsigned int alloc_flags, struct alloc_context *ac,
 					       uint32_t owner, uint32_t gen)
 {
-	for (int prio = MM_COMPACT_PRIO_ASYNC; prio >= MM_COMPACT_PRIO_SYNC_FULL; prio--) {
+	for (int prio = MM_COMPACT_PRIO_ASYNC; prio >= compact_min_priority(order); prio--) {
 		struct page *page;
 
 		if (try_to_compact_pages(sim, order, alloc_flags, ac->zonelist, ac->highest_zoneidx,

@@ -949,6 +949,7 @@ bool compaction_restarting(struct zone *zone, int order);
 bool compaction_suitable(struct zone *zone, int order, int highest_zoneidx);
 /* Can compaction run here: a serial run that lends its handles. */
 bool compaction_possible(const struct mm_sim *sim);
+int compact_min_priority(unsigned int order);
 void compaction_direct_outcome(struct mm_sim *sim, struct zone *zone, unsigned int order);
 
 /* pageblock.c */

@@ -372,7 +372,10 @@ START_TEST(test_compaction_suitable_table)
 }
 END_TEST
 
-/* try_to_compact_pages(): a deferred zone is skipped, except at MIN_COMPACT_PRIORITY */
+/*
+ * try_to_compact_pages(): a deferred zone is skipped, except at
+ * MIN_COMPACT_PRIORITY, which a costly order never reaches (6.7)
+ */
 START_TEST(test_compaction_deferred_prio_table)
 {
 	struct mm_sim *sim = one_zone_sim(1, 6, 5, 256);
@@ -385,7 +388,7 @@ START_TEST(test_compaction_deferred_prio_table)
 			z->compact_defer_shift = deferred ? 6 : 0;
 			z->compact_considered = 0;
 			z->compact_order_failed = 0;
-			int rc = mm_compact_zone(sim, 0, ZONE_NORMAL, 5, prio,
+			int rc = mm_compact_zone(sim, 0, ZONE_NORMAL, 3, prio,
 						 prio == MM_COMPACT_PRIO_ASYNC
 							 ? MM_MIGRATE_ASYNC
 							 : MM_MIGRATE_SYNC_LIGHT,
@@ -397,6 +400,23 @@ START_TEST(test_compaction_deferred_prio_table)
 			/* compaction_deferred() counts a consideration only where it is asked */
 			ck_assert_uint_eq(z->compact_considered,
 					  prio > MM_COMPACT_PRIO_SYNC_FULL ? 1 : 0);
+		}
+	/*
+	 * A costly order (> 3) runs no lower than MIN_COMPACT_COSTLY_PRIORITY
+	 * (sync light, should_compact_retry()): asked at sync full, a deferred
+	 * zone is skipped as at sync light. A sync pass (compact_node()) is not.
+	 */
+	for (unsigned int order = 3; order <= 5; order++)
+		for (int mode = MM_MIGRATE_SYNC_LIGHT; mode <= MM_MIGRATE_SYNC; mode++) {
+			z->compact_defer_shift = 6;
+			z->compact_considered = 0;
+			z->compact_order_failed = 0;
+			int rc = mm_compact_zone(sim, 0, ZONE_NORMAL, order,
+						 MM_COMPACT_PRIO_SYNC_FULL, mode, MIGRATE_MOVABLE);
+			bool skipped = order > 3 && mode != MM_MIGRATE_SYNC;
+			ck_assert_msg((rc == MM_COMPACT_DEFERRED) == skipped,
+				      "order %u sync full, mode %d: %s", order, mode,
+				      mm_compact_result_name(rc));
 		}
 	mm_sim_destroy(sim);
 }
