@@ -18,28 +18,39 @@ static struct zone *normal(struct mm_sim *sim)
 }
 
 /*
- * One Normal zone of 256 pages, pageblocks of 8, pcp lists off. Every
- * page allocated movable, then every other one freed: 128 free order-0
- * pages, no two buddies, four in each MOVABLE pageblock. Then the marks
- * come up (min_free_kbytes 128: min 32, low 40, high 48), so that the
- * boost bound is max(8, 48 * 15000 / 10000) = 72.
+ * A Normal zone of 256 pages at pfn base (with a DMA32 zone of 256 below
+ * it when base is 256), pageblocks of 8, pcp lists off. Every Normal page
+ * allocated movable, then every other one freed: 128 free order-0 pages,
+ * no two buddies, four in each MOVABLE pageblock. Then the marks come up
+ * (min_free_kbytes 128; on one zone min 32, low 40, high 48, so that the
+ * boost bound is max(8, 48 * 15000 / 10000) = 72).
  */
-static struct mm_sim *fragmented(uint32_t *gens)
+static struct mm_sim *fragmented_at(uint64_t base, uint32_t *gens)
 {
 	struct mm_config cfg;
 	struct mm_sim *sim;
 
 	cfg_tiny(&cfg, 1, 4, 3);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, NPAGES, NPAGES);
+	if (base)
+		cfg_zone(&cfg, 0, ZONE_DMA32, 0, base, base);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, base, NPAGES, NPAGES);
 	sim = sim_new_buddy_only(&cfg);
 	mm_set_current_cpu(0);
 	for (uint32_t i = 0; i < NPAGES; i++)
-		ck_assert_int_eq(mm_alloc_pages(sim, 0, GFP_MOV, -1, i, &gens[i]), i);
+		ck_assert_int_eq(mm_alloc_pages(sim, 0, GFP_MOV, -1, i, &gens[i]),
+				 (long long)(base + i));
 	for (uint32_t i = 1; i < NPAGES; i += 2)
-		mm_free_pages(sim, i, 0, i, gens[i]);
+		mm_free_pages(sim, base + i, 0, i, gens[i]);
 	mm_set_min_free_kbytes(sim, 128);
-	ck_assert_uint_eq(normal(sim)->_watermark[WMARK_HIGH], 48);
 	sim->serial = true;
+	return sim;
+}
+
+static struct mm_sim *fragmented(uint32_t *gens)
+{
+	struct mm_sim *sim = fragmented_at(0, gens);
+
+	ck_assert_uint_eq(normal(sim)->_watermark[WMARK_HIGH], 48);
 	return sim;
 }
 
@@ -218,22 +229,10 @@ END_TEST
  */
 START_TEST(test_nofrag_prefers_lower_zone_to_fragmenting)
 {
-	struct mm_config cfg;
-	struct mm_sim *sim;
 	uint32_t gens[NPAGES], gen;
+	struct mm_sim *sim = fragmented_at(NPAGES, gens);
 	struct vrec vr;
 
-	cfg_tiny(&cfg, 1, 4, 3);
-	cfg_zone(&cfg, 0, ZONE_DMA32, 0, NPAGES, NPAGES);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, NPAGES, NPAGES, NPAGES);
-	sim = sim_new_buddy_only(&cfg);
-	mm_set_current_cpu(0);
-	for (uint32_t i = 0; i < NPAGES; i++)
-		ck_assert_int_eq(mm_alloc_pages(sim, 0, GFP_MOV, -1, i, &gens[i]), NPAGES + i);
-	for (uint32_t i = 1; i < NPAGES; i += 2)
-		mm_free_pages(sim, NPAGES + i, 0, i, gens[i]);
-	mm_set_min_free_kbytes(sim, 128);
-	sim->serial = true;
 	sim_record(sim, &vr);
 	long long pfn = mm_alloc_pages(sim, 0, MM_GFP_KERNEL, -1, 1000, &gen);
 	ck_assert_int_ge(pfn, 0);

@@ -86,6 +86,19 @@ START_TEST(test_costly_keeps_reserve)
 }
 END_TEST
 
+/* 32 pages, pageblocks of 4, max_order 3, pcp lists off */
+static struct mm_sim *tiny32(void)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 32, 32);
+	sim = sim_new_buddy_only(&cfg);
+	mm_set_current_cpu(0);
+	return sim;
+}
+
 /*
  * unreserve_highatomic_pageblock() retypes a free block of a pageblock or
  * more in place (move_to_free_list()); it does not free it again, so a free
@@ -100,16 +113,11 @@ END_TEST
  */
 START_TEST(test_unreserve_leaves_buddies_apart)
 {
-	struct mm_config cfg;
 	uint32_t gen[16], g;
 	struct vrec vr;
-
-	cfg_tiny(&cfg, 1, 3, 2);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 32, 32);
-	struct mm_sim *sim = sim_new_buddy_only(&cfg);
+	struct mm_sim *sim = tiny32();
 	struct zone *z = normal(sim);
 
-	mm_set_current_cpu(0);
 	ck_assert_int_eq(mm_alloc_pages(sim, 3, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 0, &gen[0]), 0);
 	ck_assert_int_eq(mm_alloc_pages(sim, 3, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 1, &gen[1]), 8);
 	for (uint32_t i = 0; i < 8; i++) /* claims 16-31 for UNMOVABLE */
@@ -150,16 +158,11 @@ END_TEST
 /* The buddy check still catches two such blocks left apart without an unreserve. */
 START_TEST(test_apart_without_unreserve_fires)
 {
-	struct mm_config cfg;
 	uint32_t gen;
 	struct vrec vr;
-
-	cfg_tiny(&cfg, 1, 3, 2);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 32, 32);
-	struct mm_sim *sim = sim_new_buddy_only(&cfg);
+	struct mm_sim *sim = tiny32();
 	struct zone *z = normal(sim);
 
-	mm_set_current_cpu(0);
 	ck_assert_int_eq(mm_alloc_pages(sim, 3, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 0, &gen), 0);
 	set_pageblock_migratetype(sim, 0, MIGRATE_HIGHATOMIC);
 	z->nr_reserved_highatomic = 4;
