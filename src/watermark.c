@@ -327,14 +327,15 @@ unsigned long _mm_boost_bound(const struct zone *zone, unsigned int factor)
 bool boost_watermark(struct zone *zone)
 {
 	unsigned long pageblock_nr_pages = 1UL << zone->sim->pageblock_order;
+	unsigned int factor = READ_ONCE(zone->sim->watermark_boost_factor); /* the sysctl's */
 	unsigned long max_boost, boost;
 
-	if (!zone->sim->watermark_boost_factor)
+	if (!factor)
 		return false;
 	if (pageblock_nr_pages * 4 > zone_managed_pages(zone))
 		return false;
 	/* A high mark still 0 (boot): reclaim could not meet a boost, do not start one. */
-	max_boost = _mm_boost_bound(zone, zone->sim->watermark_boost_factor);
+	max_boost = _mm_boost_bound(zone, factor);
 	if (!max_boost)
 		return false;
 	boost = zone->watermark_boost + pageblock_nr_pages;
@@ -353,7 +354,7 @@ bool boost_watermark(struct zone *zone)
 unsigned long _mm_check_boost_bound(struct zone *zone)
 {
 	unsigned long boost = READ_ONCE(zone->watermark_boost);
-	unsigned int factor = zone->sim->boost_factor_seen;
+	unsigned int factor = READ_ONCE(zone->sim->boost_factor_seen);
 
 	if (!boost)
 		return 0;
@@ -370,9 +371,10 @@ unsigned long _mm_check_boost_bound(struct zone *zone)
 void mm_set_watermark_boost_factor(struct mm_sim *sim, unsigned int factor)
 {
 	pthread_mutex_lock(&sim->hotplug_lock);
-	sim->watermark_boost_factor = factor;
+	/* The seen maximum first: a boost under the new factor is within the checker's bound. */
 	if (factor > sim->boost_factor_seen)
-		sim->boost_factor_seen = factor;
+		WRITE_ONCE(sim->boost_factor_seen, factor);
+	WRITE_ONCE(sim->watermark_boost_factor, factor);
 	pthread_mutex_unlock(&sim->hotplug_lock);
 }
 
