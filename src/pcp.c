@@ -808,8 +808,9 @@ broken:
  * INV-PCP-HIGH-RANGE: decay_pcp_high() leaves a CPU's high where the
  * kernel's rule puts it, recomputed here from the high and count before:
  * max(count - batch << CONFIG_PCP_BATCH_SCALE_MAX, high - high / 8,
- * high_min) when high was above high_min, else unchanged; so a high in
- * [high_min, high_max] stays there and no decay goes below high_min. The
+ * high_min) when high was above high_min, else unchanged; so no decay
+ * takes a high below high_min, nor above the high before except by the
+ * count term (a count left above high_max by a resize). The
  * count is at most the new high: the rest went back to the buddy. The
  * bounds are the sizing INV-PCP-SIZING holds to the kernel's formulas.
  * O(1), after each decay, serial runs.
@@ -832,7 +833,8 @@ unsigned long _mm_pcp_check_high_range(struct zone *zone, unsigned int cpu, int 
 		if (want < lo)
 			want = lo;
 	}
-	bool in_range = high_before < lo || high_before > hi || (high >= lo && high <= hi);
+	/* Never below high_min; above high_max only as the rule's count term puts it. */
+	bool in_range = high_before < lo || high >= lo;
 	if (high == want && count <= high && in_range)
 		return 0;
 	mm_report_violation(zone->sim, "INV-PCP-HIGH-RANGE", zone->node, (int)zone->type, (int)cpu,
