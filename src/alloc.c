@@ -321,7 +321,7 @@ static bool unreserve_highatomic_pageblock(struct mm_sim *sim, const struct allo
 			 * one pageblock off and left the count above the blocks).
 			 */
 			uint64_t size = (UINT64_C(1) << o) > nr_pb ? UINT64_C(1) << o : nr_pb;
-			/* WRITE_ONCE: reserve_highatomic_pageblock() reads it unlocked first */
+			/* WRITE_ONCE: reserve_highatomic_pageblock() reads it unlocked. */
 			if (mt == MIGRATE_HIGHATOMIC)
 				WRITE_ONCE(zone->nr_reserved_highatomic,
 					   zone->nr_reserved_highatomic -
