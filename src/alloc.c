@@ -141,6 +141,7 @@ unsigned int alloc_flags_nofragment(const struct zone *zone, unsigned int gfp)
 
 struct alloc_context {
 	struct zone **zonelist;
+	struct zone *preferred; /* ac->preferred_zoneref's zone, NULL: none eligible */
 	int highest_zoneidx;
 	int migratetype;
 	unsigned int gfp;
@@ -535,10 +536,8 @@ static struct zone *preferred_zone(const struct alloc_context *ac)
 static unsigned int nofrag_retry(struct mm_sim *sim, unsigned int order, unsigned int alloc_flags,
 				 const struct alloc_context *ac)
 {
-	const struct zone *preferred = preferred_zone(ac);
-
-	if (sim->serial && preferred)
-		_mm_check_nofrag_retry(sim, ac->zonelist, ac->highest_zoneidx, preferred->node,
+	if (sim->serial && ac->preferred)
+		_mm_check_nofrag_retry(sim, ac->zonelist, ac->highest_zoneidx, ac->preferred->node,
 				       order, ac->migratetype, ac->refused_mask);
 	return alloc_flags & ~(unsigned int)ALLOC_NOFRAGMENT;
 }
@@ -547,24 +546,31 @@ static unsigned int nofrag_retry(struct mm_sim *sim, unsigned int order, unsigne
  * models get_page_from_freelist() (6.10) without cpusets, dirty limits or
  * node reclaim, with ALLOC_NOFRAGMENT's retry: a first pass that may not
  * fragment, over the local node's zones, then the whole zonelist again
- * without the restriction (locality before fragmentation avoidance).
+ * without the restriction (locality before fragmentation avoidance). A
+ * pass in which the watermark refused every zone it tried would only be
+ * repeated with the same refusals (nothing changed, and the marks do not
+ * depend on the flag): the model goes on without repeating it.
  */
 static struct page *get_page_from_freelist(struct mm_sim *sim, unsigned int order,
 					   unsigned int alloc_flags, struct alloc_context *ac,
 					   uint32_t owner, uint32_t gen)
 {
-	bool no_fallback;
+	bool no_fallback, reached; /* reached: a zone's lists were tried this pass */
 
 retry:
 	no_fallback = alloc_flags & ALLOC_NOFRAGMENT;
+	reached = false;
 	memset(ac->refused_mask, 0, sizeof(ac->refused_mask));
 	for (struct zone **zp = ac->zonelist; *zp; zp++) {
 		struct zone *zone = *zp;
 		if ((int)zone->type > ac->highest_zoneidx)
 			continue;
-		if (no_fallback && sim->nr_nodes > 1 && zone->node != preferred_zone(ac)->node) {
+		if (no_fallback && sim->nr_nodes > 1 && zone->node != ac->preferred->node) {
 			alloc_flags = nofrag_retry(sim, order, alloc_flags, ac);
-			goto retry;
+			if (reached)
+				goto retry;
+			no_fallback =
+				false; /* the local zones would refuse again: go on from here */
 		}
 
 		/*
@@ -596,6 +602,7 @@ retry:
 				admission_drift(zone, order, ac->oracle_flags, ac->highest_zoneidx);
 		}
 
+		reached = true;
 		struct page *page = rmqueue(zone, order, alloc_flags, ac, owner, gen);
 		if (page) {
 			if (was_refused(ac, zone) && !(alloc_flags & ALLOC_NO_WATERMARKS))
@@ -609,7 +616,7 @@ retry:
 		}
 	}
 	/* A single node can be fragmented in every zone: try again, fragmenting. */
-	if (no_fallback) {
+	if (no_fallback && reached) {
 		alloc_flags = nofrag_retry(sim, order, alloc_flags, ac);
 		goto retry;
 	}
@@ -669,9 +676,10 @@ long long mm_alloc_pages(struct mm_sim *sim, unsigned int order, unsigned int gf
 	 * and no fragmenting fallback on the first pass.
 	 */
 	ac.oracle_flags = ALLOC_WMARK_LOW;
-	page = get_page_from_freelist(
-		sim, order, ALLOC_WMARK_LOW | alloc_flags_nofragment(preferred_zone(&ac), gfp), &ac,
-		owner, *gen);
+	ac.preferred = preferred_zone(&ac);
+	page = get_page_from_freelist(sim, order,
+				      ALLOC_WMARK_LOW | alloc_flags_nofragment(ac.preferred, gfp),
+				      &ac, owner, *gen);
 	if (!page) {
 		unsigned int alloc_flags = gfp_to_alloc_flags(gfp, order);
 		unsigned int reserve_flags = gfp_pfmemalloc_flags(gfp);
