@@ -310,7 +310,7 @@ MM_SCAN unsigned long _mm_derived_check_vmstat(struct mm_sim *sim)
 		}
 		for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
 			int8_t t = READ_ONCE(z->per_cpu_zonestats[cpu].stat_threshold);
-			if (!cpu_online(sim, cpu) || t == d->threshold)
+			if (t == d->threshold || !cpu_online(sim, cpu))
 				continue;
 			zreport(z, "INV-DERIVED-VMSTAT-THRESH", (int)cpu, d->threshold, t,
 				"stat_threshold is not the %s threshold of the last recompute",
