@@ -90,5 +90,6 @@ int cmd_stress(int argc, char **argv); /* harness/stress/ */
 int cmd_policy(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_explore(int argc, char **argv);
+int cmd_fuzz_summary(int argc, char **argv);
 
 #endif

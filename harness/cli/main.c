@@ -51,6 +51,9 @@ static const struct {
 	{"policy", cmd_policy,
 	 "policy build FILE.c [-o FILE.so]  compile a policy plugin for --policy\n"
 	 "      (docs/policy-lab.md)"},
+	{"fuzz-summary", cmd_fuzz_summary,
+	 "fuzz-summary ROWS.tsv --mode M --engine E --seconds S --jobs J [--variant V]\n"
+	 "      [--policy P]  ci/fuzz's summary.json from its rows (docs/ci.md)"},
 };
 
 int cli_command_help(const char *name)
