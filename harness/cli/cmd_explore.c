@@ -370,17 +370,10 @@ static int machine(struct explore *e, const char *zoneinfo, unsigned int cpus)
 	mm_config_init(&e->cfg);
 	if (zoneinfo) {
 		size_t len;
-		uint8_t *text = cli_read_file(zoneinfo, &len);
-		char err[256], *z;
+		char err[256], *z = (char *)cli_read_file(zoneinfo, &len); /* NUL-terminated */
 
-		if (!text)
+		if (!z)
 			return EXIT_USAGE;
-		z = realloc(text, len + 1);
-		if (!z) {
-			free(text);
-			return cli_usage_error("explore: out of memory");
-		}
-		z[len] = 0;
 		int r = mm_config_from_zoneinfo(z, cpus, NULL, 0, &e->cfg, err, sizeof(err));
 		free(z);
 		if (r)

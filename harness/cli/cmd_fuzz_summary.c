@@ -96,18 +96,12 @@ static int read_rows(const char *path, json_t *doc)
 	json_t *targets = json_object_get(doc, "targets"),
 	       *crashes = json_object_get(doc, "crashes");
 	size_t len;
-	char *text = (char *)cli_read_file(path, &len), *line, *z;
+	char *z = (char *)cli_read_file(path, &len), *line; /* NUL-terminated */
 	unsigned int nr = 0;
 	int ret = EXIT_CLEAN;
 
-	if (!text)
+	if (!z)
 		return EXIT_USAGE;
-	z = realloc(text, len + 1);
-	if (!z) {
-		free(text);
-		return cli_usage_error("fuzz-summary: out of memory");
-	}
-	z[len] = 0;
 	if (memchr(z, 0, len)) {
 		free(z);
 		return cli_usage_error("%s: a NUL byte: not ci/fuzz's rows", path);
