@@ -8,7 +8,10 @@
  * then random bytes through the shared decoder, mm_decode_ops(). Unsafe:
  * any program violated an invariant. Bisection between a safe and an
  * unsafe value assumes unsafety grows with the value; the table shows
- * every value tried, so a reader can see where it does not.
+ * every value tried, so a reader can see where it does not. percpu-batch
+ * (vm_committed_as's batch) has a workload of its own: seed 003's machine
+ * under OVERCOMMIT_NEVER, brk and munmap of one mm instead of the prefix
+ * and the order-0 allocations.
  */
 #include "../bench/seed_loops.h"
 #include "cli.h"
@@ -75,12 +78,12 @@ static int build_prefix(struct explore *e, const struct mm_zone_info *zi)
 	mm_prog_free(p);
 	mm_prog_init(p);
 	p->cfg = e->cfg;
-	if (e->counters) /* seed 003: OVERCOMMIT_NEVER and one mm, m0 */
-		return push(p, (struct mm_op){.kind = MM_OP_SET_OVERCOMMIT,
-					      .sysctl.value = MM_OVERCOMMIT_NEVER}) ||
-				       push(p, (struct mm_op){.kind = MM_OP_FORK, .mm.mm = 0})
-			       ? -1
-			       : 0;
+	if (e->counters) { /* seed 003: OVERCOMMIT_NEVER and one mm, m0 */
+		err |= push(p, (struct mm_op){.kind = MM_OP_SET_OVERCOMMIT,
+					      .sysctl.value = MM_OVERCOMMIT_NEVER});
+		err |= push(p, (struct mm_op){.kind = MM_OP_FORK, .mm.mm = 0});
+		return err ? -1 : 0;
+	}
 	if (strstr(e->knob, "threshold")) /* every page moves a vmstat diff */
 		err |= push(p, (struct mm_op){
 				       .kind = MM_OP_PCP_DISABLE,
@@ -129,9 +132,10 @@ static void keep_shape(struct mm_prog *p, unsigned int from)
 }
 
 /*
- * Seed 003's workload for op k: brk and munmap of 1..S3_BRK_PAGES pages of
- * m0 on random CPUs, the mapping kept between 0 and 64 brks' worth so
- * that the locals end the program holding what the batch lets them.
+ * One op of seed 003's workload, from random bits r: a brk or munmap of
+ * 1..S3_BRK_PAGES pages of m0 on cpu, the mapping kept between 0 and 64
+ * brks' worth so that the locals end the program holding what the batch
+ * lets them.
  */
 static int push_brk(struct explore *e, uint64_t r, unsigned int cpu, unsigned long *mapped)
 {
