@@ -41,7 +41,7 @@ int mm_compute_batch_for(unsigned int nr_present_cpus, unsigned long ram_pages, 
 static void mm_compute_batch(struct mm_sim *sim, int policy)
 {
 	WRITE_ONCE(sim->pcc->vm_committed_as_batch,
-		   mm_compute_batch_for(sim->nr_cpus, sim->pcc->totalram, policy));
+		   sim->policy.mm_compute_batch(sim->nr_cpus, sim->pcc->totalram, policy));
 }
 
 /* The batch vm_committed_as adds with: pcpu-batch-2ncpu is Tim Chen's "before" (pre-3.11). */

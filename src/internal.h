@@ -287,6 +287,9 @@ struct mm_policy {
 	/* At the block's first LRU page: test-and-set the bit; true: abort the block. */
 	bool (*compact_lru_skip)(struct compact_control *cc, uint64_t valid_pfn, uint64_t lru_pfn,
 				 bool *skip_updated);
+	/* vm_committed_as's batch per overcommit policy (models mm_compute_batch(), seed 003) */
+	int (*mm_compute_batch)(unsigned int nr_present_cpus, unsigned long ram_pages,
+				int overcommit_policy);
 };
 
 void _mm_policy_default(struct mm_policy *p);

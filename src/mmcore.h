@@ -236,7 +236,8 @@ bool mm_policy_plugin_defines(size_t i);
 /*
  * A numeric knob as a policy for every later mm_sim_init() (mmfuzz
  * explore): "pressure-threshold", "normal-threshold" (1..125),
- * "pcp-batch", "pcp-high" (high = max(value, batch)); value 0 goes back
+ * "pcp-batch", "pcp-high" (high = max(value, batch)), "percpu-batch"
+ * (vm_committed_as's batch, every overcommit policy); value 0 goes back
  * to the model's rules. Returns 0, or -1 for
  * an unknown knob, a value out of range, or a plugin already loaded.
  */

@@ -14,7 +14,7 @@
 #define EXIT_USAGE     2
 #define EXIT_FLAKY     3 /* minimize: the violation did not come back on every run */
 
-/* Reads a whole file; on failure prints one line and returns NULL. */
+/* Reads a whole file, NUL-terminated past len; on failure prints one line and returns NULL. */
 uint8_t *cli_read_file(const char *path, size_t *len);
 /* True if the bytes are a text trace (all printable) rather than a fuzz input. */
 bool cli_is_text(const uint8_t *data, size_t len);
@@ -90,5 +90,6 @@ int cmd_stress(int argc, char **argv); /* harness/stress/ */
 int cmd_policy(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_explore(int argc, char **argv);
+int cmd_fuzz_summary(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@
  * Exit status: 0 clean, 1 a violation, 2 bad usage, 3 the watchdog fired.
  */
 #include "stress.h"
+#include "stress_json.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -61,7 +62,7 @@ static void usage(FILE *f)
 	      "         [--zone-pages P] [--duration S] [--seed X] [--variant V] [--policy P.so]\n"
 	      "         [--weights KEY=W,...] [--mix default|pcp|zone-lock] [--pin]\n"
 	      "         [--quiesce-ms M] [--watchdog S] [--out DIR] [--deferred-init P]\n"
-	      "         [--hold PCT] [--jitter SEED] [--bench]\n"
+	      "         [--hold PCT] [--jitter SEED] [--bench] [--json FILE]\n"
 	      "Runs one thread per simulated CPU on one shared machine: allocs, frees, frees\n"
 	      "on another CPU, pcp drains, hotplug, sysctl writes, pcp disabling, deferred\n"
 	      "init; full checks at quiesce points.\n"
@@ -87,6 +88,7 @@ static void usage(FILE *f)
 	      "  --watchdog S       no progress for S s: dump the threads, exit 3 (default 10;\n"
 	      "                     0: off)\n"
 	      "  --out DIR          where a failing run writes its trace (default .)\n"
+	      "  --json FILE        also write the summary as JSON (docs/results-json.md)\n"
 	      "  --jitter SEED      random yields and sleeps at zone->lock boundaries,\n"
 	      "                     seeded (0: off, the default)\n"
 	      "  --hold PCT         the workers hold up to PCT% of the memory (default 33);\n"
@@ -109,6 +111,7 @@ struct flags {
 	struct stress_opts o;
 	bool threads_set, nodes_set, cpus_set, duration_set, bench;
 	const char *weights, *variant, *policy;
+	const char *json; /* --json FILE: stress_json.c */
 };
 
 static int parse_cpus(const char *s, struct flags *f)
@@ -303,6 +306,8 @@ static int parse_flags(int argc, char **argv, struct flags *f)
 			f->variant = v;
 		} else if ((v = cli_flag_value(argc, argv, &i, "--policy", &missing))) {
 			f->policy = v;
+		} else if ((v = cli_flag_value(argc, argv, &i, "--json", &missing))) {
+			f->json = v;
 		} else if ((v = cli_flag_value(argc, argv, &i, "--weights", &missing))) {
 			f->weights = v;
 		} else if ((v = cli_flag_value(argc, argv, &i, "--mix", &missing))) {
@@ -778,8 +783,14 @@ static int run_stress(const struct stress_opts *o, struct stress_result *res)
 		res->final_passed = check_quiesced(run, true);
 	}
 	ret = atomic_load(&run->violated) ? EXIT_VIOLATION : EXIT_CLEAN;
-	if (!o->quiet)
+	if (!o->quiet) {
 		summary(run, res);
+		stress_json_record(run,
+				   &(struct stress_json_summary){
+					   res->elapsed, res->worker_ops, res->checks,
+					   res->checks_passed, violations(run),
+					   !atomic_load(&run->violated), res->final_passed, ret});
+	}
 	if (ret == EXIT_VIOLATION)
 		stress_write_trace(run);
 	run_destroy(run);
@@ -860,7 +871,10 @@ int cmd_stress(int argc, char **argv)
 		return ret;
 	if ((ret = resolve_cpus(&f)))
 		return ret;
+	if (f.json && (ret = f.bench ? cli_usage_error("stress: --json records a run, not --bench")
+				     : stress_json_begin(f.json)))
+		return ret;
 	if (f.bench)
 		return bench(&f);
-	return run_stress(&f.o, &res);
+	return stress_json_end(run_stress(&f.o, &res));
 }
