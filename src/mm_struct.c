@@ -448,6 +448,11 @@ MM_NO_COVERAGE unsigned long _mm_counters_check_full(struct mm_sim *sim)
 	return bad;
 }
 
+unsigned long mm_check_counters_full(struct mm_sim *sim)
+{
+	return _mm_counters_check_full(sim);
+}
+
 /* The per-input reset: frees the last machine's mms, quietly (no checks). */
 void _mm_mm_teardown_all(struct mm_sim *sim)
 {

@@ -467,6 +467,12 @@ int mm_exit(struct mm_sim *sim, int mm);
 bool mm_mm_live(const struct mm_sim *sim, int mm);
 /* get_mm_counter(): percpu_counter_read_positive */
 long long mm_get_mm_counter(const struct mm_sim *sim, int mm, int type);
+/*
+ * The counters' full check (what the executor's full checks add to
+ * mm_check_full()): every counter's shadows, vm_committed_as, the per-cpu
+ * ledger. Needs a quiescent machine. Returns the violations reported.
+ */
+unsigned long mm_check_counters_full(struct mm_sim *sim);
 /* Under mm's lock: rss counter type's exact sum, CPU cpu's local of it (0 if not live). */
 long long mm_rss_sum(struct mm_sim *sim, int mm, int type);
 long long mm_rss_local(struct mm_sim *sim, int mm, int type, int cpu);
