@@ -264,6 +264,7 @@ void stress_counters_destroy(struct stress_run *run);
  */
 unsigned long stress_counters_check(struct stress_run *run, bool final);
 int stress_run_pcpu_add(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
+int stress_run_pcpu_compare(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
 int stress_run_pcpu_sync(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
 int stress_run_mm_op(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
 int stress_run_overcommit(struct stress_thread *t, struct mm_op *op, struct stress_block *b);

@@ -203,6 +203,20 @@ int stress_run_pcpu_add(struct stress_thread *t, struct mm_op *op, struct stress
 	return 0;
 }
 
+/*
+ * No check of its answer: while other CPUs add there is no exact total to
+ * compare with (INV-PCPU-COMPARE is a serial check). An rhs near the
+ * counter makes it take __percpu_counter_sum() under fbc->lock, racing
+ * the adds and the hotplug folds.
+ */
+int stress_run_pcpu_compare(struct stress_thread *t, struct mm_op *op, struct stress_block *b)
+{
+	(void)b;
+	if (!keep_raw(t))
+		op->counter.value = (int32_t)small(t, 129) - 64;
+	return stress_apply(t, op) ? 0 : 1;
+}
+
 /* percpu_counter_sync() folds this CPU's local: nothing else adds to it meanwhile. */
 int stress_run_pcpu_sync(struct stress_thread *t, struct mm_op *op, struct stress_block *b)
 {

@@ -420,7 +420,7 @@ const struct stress_mix_entry stress_mix_default[] = {
 	{"pcpu-add", "percpu_counter_add_batch on c0..c15 as this CPU", 2, MIX_WORKER_OP,
 	 MM_OP_PCPU_ADD, stress_run_pcpu_add},
 	{"pcpu-compare", "__percpu_counter_compare: the read, or the sum when near", 1,
-	 MIX_WORKER_OP, MM_OP_PCPU_COMPARE, run_plain},
+	 MIX_WORKER_OP, MM_OP_PCPU_COMPARE, stress_run_pcpu_compare},
 	{"pcpu-sync", "percpu_counter_sync: fold this CPU's local", 1, MIX_WORKER_OP,
 	 MM_OP_PCPU_SYNC, stress_run_pcpu_sync},
 	{"mmap", "mmap on a shared mm: vm_committed_as charge, rss faulted in", 1, MIX_WORKER_OP,
