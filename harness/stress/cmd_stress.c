@@ -163,7 +163,7 @@ static int parse_weights(const char *s, struct stress_opts *o)
 					       (int)(comma - p), p);
 		int e = mix_index(p, (size_t)(eq - p));
 		if (e < 0) {
-			char keys[256] = "";
+			char keys[512] = ""; /* every --weights key, for the message */
 			for (unsigned int k = 0; k < stress_mix_len; k++)
 				snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s",
 					 k ? ", " : "", stress_mix_default[k].name);
