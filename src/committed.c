@@ -126,12 +126,7 @@ static void check_never_admission(struct mm_sim *sim, long allowed, long pages)
 			pages, (long long)exact, allowed, s->never_bound, mm_num_online_cpus(sim));
 }
 
-/*
- * models __vm_enough_memory(): account first; ALWAYS admits, GUESS refuses
- * only more than RAM + swap at once, NEVER admits while the approximate
- * total stays below the commit limit less the reserves. A refusal
- * unaccounts again.
- */
+/* This thread's last verdict, for the stress harness's ledger (mm_vm_enough_last). */
 _Thread_local int _mm_vm_enough_last;
 
 int mm_vm_enough_last(void)
@@ -139,6 +134,12 @@ int mm_vm_enough_last(void)
 	return _mm_vm_enough_last;
 }
 
+/*
+ * models __vm_enough_memory(): account first; ALWAYS admits, GUESS refuses
+ * only more than RAM + swap at once, NEVER admits while the approximate
+ * total stays below the commit limit less the reserves. A refusal
+ * unaccounts again.
+ */
 int __vm_enough_memory(struct mm_sim *sim, unsigned long total_vm, long pages, bool cap_sys_admin)
 {
 	struct pcpu_state *s = sim->pcc;
@@ -272,6 +273,7 @@ static unsigned long check_commit_drift(struct mm_sim *sim)
 {
 	struct pcpu_state *s = sim->pcc;
 	struct percpu_counter *fbc = &s->vm_committed_as;
+	int never_bound = READ_ONCE(s->never_bound);
 	unsigned long bad = 0;
 
 	if (!fbc->counters || READ_ONCE(s->sysctl_overcommit_memory) != MM_OVERCOMMIT_NEVER)
@@ -280,12 +282,12 @@ static unsigned long check_commit_drift(struct mm_sim *sim)
 		int32_t l = READ_ONCE(fbc->counters[(size_t)cpu * fbc->stride]);
 		int64_t mag = l < 0 ? -(int64_t)l : l;
 
-		if (mag > READ_ONCE(s->never_bound) - 1) {
+		if (mag > never_bound - 1) {
 			mm_report_violation(sim, "INV-COMMIT-DRIFT", -1, -1, (int)cpu, -1,
-					    s->never_bound - 1, l,
+					    never_bound - 1, l,
 					    "OVERCOMMIT_NEVER: cpu%u's local of vm_committed_as is "
 					    "%d, the NEVER batch is %d",
-					    cpu, l, s->never_bound);
+					    cpu, l, never_bound);
 			bad++;
 		}
 	}

@@ -168,11 +168,6 @@ static void mmput(struct mm_sim *sim, struct mm_struct *mm, int idx)
 	mm->live = false;
 }
 
-/*
- * models copy_mm() -> dup_mm(): mm_init(), then dup_mmap() charges the
- * parent's accountable mappings and copies its page tables (the child's
- * rss). A dup_mmap failure frees the half-built mm through mmput().
- */
 /* The ops' locks (see the top): slot a's mm_lock, then b's (-1: none), then the CPU's. */
 static bool mm_op_lock(struct mm_sim *sim, int a, int b)
 {
@@ -209,6 +204,11 @@ static void check_shared(struct mm_sim *sim)
 	_mm_mm_check_ledger(sim);
 }
 
+/*
+ * models copy_mm() -> dup_mm(): mm_init(), then dup_mmap() charges the
+ * parent's accountable mappings and copies its page tables (the child's
+ * rss). A dup_mmap failure frees the half-built mm through mmput().
+ */
 static int fork_locked(struct mm_sim *sim, int child, int parent, unsigned int fail)
 {
 	struct pcpu_state *s = sim->pcc;

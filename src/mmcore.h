@@ -427,7 +427,10 @@ int mm_vm_committed_as_batch(const struct mm_sim *sim);
 int mm_overcommit_policy(const struct mm_sim *sim);
 /* The vm.overcommit_memory sysctl; returns -1 for a value other than 0..2. */
 int mm_set_overcommit_memory(struct mm_sim *sim, int policy);
-/* models __vm_enough_memory(): 0, or -ENOMEM (-12) after unaccounting. */
+/*
+ * models __vm_enough_memory(): 0, or -ENOMEM (-12) after unaccounting;
+ * -ENOMEM with nothing accounted when the calling CPU is offline.
+ */
 int mm_vm_enough_memory(struct mm_sim *sim, unsigned long total_vm, long pages, bool cap_sys_admin);
 long long mm_vm_committed_read(const struct mm_sim *sim); /* percpu_counter_read */
 long long mm_vm_committed_sum(struct mm_sim *sim);	  /* percpu_counter_sum */
