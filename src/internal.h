@@ -766,7 +766,6 @@ struct pcpu_state {
 	 */
 	void *pcpu_cache[PCPU_CACHE_SLOTS];
 	size_t pcpu_cache_size[PCPU_CACHE_SLOTS];
-	unsigned int fail_countdown; /* the Nth next per-cpu allocation fails (0: none) */
 
 	struct percpu_counter vm_committed_as;
 	int vm_committed_as_batch;
@@ -776,7 +775,6 @@ struct pcpu_state {
 
 	struct percpu_counter ctr[MM_MAX_PCPU_COUNTERS];
 	struct mm_struct mm[MM_MAX_MMS];
-	bool in_fork;
 	/*
 	 * A counter op ran since the reset. Until then every local is 0, and
 	 * a hotplug fold or batch change cannot break what the checks check.
@@ -787,7 +785,37 @@ struct pcpu_state {
 	atomic_ullong committed_adds, committed_folds, vm_enough_refused;
 	atomic_ullong pcpu_allocs, pcpu_frees, list_lock_acquisitions;
 	atomic_ullong forks, forks_failed, exits, fork_pcpu_allocs, fork_list_locks;
+
+	/*
+	 * Threads (mmfuzz stress). pcpu_alloc_lock models pcpu_alloc_mutex:
+	 * the per-cpu allocator's cache and ledger. cpu_lock[c] models CPU
+	 * c's preempt_disable() as hotplug sees it: a counter op runs as c
+	 * holding it, and c's dead-CPU fold and the overcommit switch's sync
+	 * on c take it, so no fold of c's locals races an add on c (the
+	 * kernel's stop_machine waits out preempt-disabled sections).
+	 * mm_lock[m] models m's mmap_lock. Order: mm_lock, hotplug_lock,
+	 * cpu_lock, pcpu_alloc_lock, percpu_counters_lock, fbc->lock.
+	 */
+	spinlock_t pcpu_alloc_lock;
+	spinlock_t cpu_lock[MM_MAX_CPUS];
+	mm_mutex_t mm_lock[MM_MAX_MMS];
+	/* cpu_dying_mask: from before a CPU leaves the online mask until its locals are folded */
+	atomic_bool cpu_dying[MM_MAX_CPUS];
 };
+
+/*
+ * fork's failure injection (the Nth next per-cpu allocation of this fork
+ * fails, 0: none) and whether a fork is running: the calling thread's, as
+ * forks on other CPUs run at the same time.
+ */
+extern _Thread_local unsigned int _mm_pcpu_fail_countdown;
+extern _Thread_local bool _mm_pcpu_in_fork;
+
+/* The calling CPU's cpu_lock (above); false, and no lock held, when it is offline. */
+bool pcpu_preempt_disable(struct mm_sim *sim);
+void pcpu_preempt_enable(struct mm_sim *sim);
+/* Called before CPU hotplug clears cpu's online bit; percpu_counter_cpu_dead() ends it. */
+void percpu_counter_cpu_dying(struct mm_sim *sim, unsigned int cpu);
 
 #define pcc_stat(s, f, n) atomic_fetch_add_explicit(&(s)->f, (n), memory_order_relaxed)
 

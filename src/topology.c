@@ -87,6 +87,7 @@ int mm_cpu_offline(struct mm_sim *sim, int cpu)
 	pthread_mutex_lock(&sim->hotplug_lock);
 	if (atomic_load_explicit(&sim->cpu_online[cpu], memory_order_relaxed) &&
 	    atomic_load_explicit(&sim->nr_online, memory_order_relaxed) > 1) {
+		percpu_counter_cpu_dying(sim, (unsigned int)cpu); /* set_cpu_dying() */
 		atomic_store_explicit(&sim->cpu_online[cpu], false, memory_order_release);
 		atomic_fetch_sub_explicit(&sim->nr_online, 1, memory_order_release);
 		atomic_fetch_sub_explicit(&sim->node_nr_online[sim->cpu_to_node[cpu]], 1,

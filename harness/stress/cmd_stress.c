@@ -163,7 +163,7 @@ static int parse_weights(const char *s, struct stress_opts *o)
 					       (int)(comma - p), p);
 		int e = mix_index(p, (size_t)(eq - p));
 		if (e < 0) {
-			char keys[256] = "";
+			char keys[512] = ""; /* every --weights key, for the message */
 			for (unsigned int k = 0; k < stress_mix_len; k++)
 				snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s",
 					 k ? ", " : "", stress_mix_default[k].name);
@@ -475,6 +475,11 @@ static void on_violation(const struct mm_violation *v, void *arg)
 	atomic_store_explicit(&run->stop, true, memory_order_release);
 }
 
+void stress_report(struct stress_run *run, const struct mm_violation *v)
+{
+	on_violation(v, run);
+}
+
 static unsigned long violations(struct stress_run *run)
 {
 	unsigned long n;
@@ -500,6 +505,7 @@ static bool check_quiesced(struct stress_run *run, bool final)
 	mm_check_full(run->sim);
 	if (!final)
 		stress_held_pages(run, held);
+	stress_counters_check(run, final);
 	for (unsigned int z = 0; z < run->nr_zones; z++) {
 		struct mm_zone_info zi;
 		if (mm_zone_info(run->sim, run->zones[z].node, run->zones[z].type, &zi))
@@ -687,6 +693,7 @@ static void summary(struct stress_run *run, const struct stress_result *res)
 static void run_destroy(struct stress_run *run)
 {
 	stress_threads_destroy(run);
+	stress_counters_destroy(run);
 	stress_lru_destroy(run);
 	stress_host_destroy(run->host);
 	mm_sim_destroy(run->sim);
@@ -754,9 +761,9 @@ static int run_stress(const struct stress_opts *o, struct stress_result *res)
 	}
 	mm_sim_set_violation_handler(run->sim, on_violation, run);
 	stress_jitter_init(run);
-	if (stress_lru_init(run)) {
+	if (stress_lru_init(run) || stress_counters_init(run)) {
 		run_destroy(run);
-		return cli_usage_error("stress: out of memory for the LRU");
+		return cli_usage_error("stress: out of memory for the LRU or the ledger");
 	}
 	run->host = stress_host_create(o->pin, &run->cfg, err, sizeof(err));
 	if (!run->host || stress_threads_create(run, err, sizeof(err))) {

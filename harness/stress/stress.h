@@ -10,6 +10,7 @@
  *   stress_host.c    --pin and, with libnuma, node placement
  *   stress_lru.c     the reclaimable pool kswapd reclaims from (--hold)
  *   stress_jitter.c  --jitter: random delays at zone->lock boundaries
+ *   stress_counters.c the counter ops: their ledger, per-op drift, exact sums
  */
 #ifndef MMFUZZ_STRESS_H
 #define MMFUZZ_STRESS_H
@@ -69,7 +70,7 @@ struct stress_mix_entry {
 	int (*run)(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
 };
 
-#define STRESS_MIX_MAX 16
+#define STRESS_MIX_MAX 32
 
 /* Allocation orders of the worker mix. */
 enum stress_orders {
@@ -225,6 +226,10 @@ struct stress_run {
 	pthread_t watchdog;
 	atomic_bool watchdog_stop;
 	bool watchdog_started;
+
+	/* stress_counters.c: the ground truth beside the counters */
+	struct stress_counters *counters;
+	atomic_uint hotplug_seq; /* odd while a hotplug op runs */
 };
 
 /* stress_thread.c */
@@ -240,6 +245,29 @@ void stress_held_pages(struct stress_run *run, uint64_t *held);
 void stress_free_all(struct stress_run *run);
 /* Ops the threads ran so far: progress for the watchdog and the services' pace. */
 unsigned long long stress_total_ops(struct stress_run *run);
+
+/* Runs op as t's CPU and records it; returns its sequence number, 0 when the core skipped it. */
+uint64_t stress_apply(struct stress_thread *t, struct mm_op *op);
+/* A random online CPU for a service's op; -1 if none. */
+int stress_pick_online_cpu(struct stress_thread *t);
+
+/* cmd_stress.c: a violation the harness found, from any thread (the first stops the run). */
+void stress_report(struct stress_run *run, const struct mm_violation *v);
+
+/* stress_counters.c */
+int stress_counters_init(struct stress_run *run);
+void stress_counters_destroy(struct stress_run *run);
+/*
+ * At a quiesce point: the exact sums against the ledger, then perhaps a
+ * percpu_counter_set(). final: after them every mm exits, and
+ * vm_committed_as must come back to 0. Returns the violations reported.
+ */
+unsigned long stress_counters_check(struct stress_run *run, bool final);
+int stress_run_pcpu_add(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
+int stress_run_pcpu_compare(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
+int stress_run_pcpu_sync(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
+int stress_run_mm_op(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
+int stress_run_overcommit(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
 
 /* stress_jitter.c */
 void stress_jitter_init(struct stress_run *run);
