@@ -24,8 +24,9 @@ extern "C" {
  * Machine limits and kernel enums
  * ---------------------------------------------------------------------- */
 
-#define MM_MAX_NODES	  8
-#define MM_MAX_CPUS	  256
+/* A big NUMA box: 64 nodes, 1024 CPUs (mmfuzz stress, docs/big-machines.md). */
+#define MM_MAX_NODES	  64
+#define MM_MAX_CPUS	  1024
 #define MM_MAX_PAGE_ORDER 10 /* the kernel's MAX_PAGE_ORDER default */
 #define MM_NR_PAGE_ORDERS (MM_MAX_PAGE_ORDER + 1)
 #define MM_PAGE_SHIFT	  12
