@@ -407,6 +407,7 @@ struct mm_sim {
 	uint32_t nr_handles;
 	struct compact_state *compact; /* compaction scratch, fill pool, stats */
 	struct derived_shadow derived; /* the checker's, check_derived.c */
+	uint8_t *node_distance;	       /* nr_nodes^2 (mm_sim_set_node_distances), NULL: 10/20 */
 };
 
 /*
@@ -677,6 +678,13 @@ void account_freepages(struct zone *zone, long nr_pages, int mt);
 
 /* topology.c */
 void _mm_topology_init(struct mm_sim *sim);
+/*
+ * The nodes of local's fallback zonelist in build_zonelists()' order;
+ * node_load is the kernel's, zeroed once per rebuild of all zonelists.
+ * Returns how many.
+ */
+unsigned int _mm_zonelist_node_order(const struct mm_sim *sim, unsigned int local,
+				     unsigned int *node_load, unsigned int *order);
 
 /* report.c */
 void mm_report_violation(struct mm_sim *sim, const char *id, int node, int zone, int cpu,

@@ -50,6 +50,7 @@ void mm_sim_destroy(struct mm_sim *sim)
 	free(sim->pgdat_buf);
 	free(sim->mem_map);
 	free(sim->pageblock_flags);
+	free(sim->node_distance);
 	pthread_mutex_destroy(&sim->hotplug_lock);
 	pthread_mutex_destroy(&sim->pcp_batch_high_lock);
 	mutex_destroy(&sim->kswapd_lock);
@@ -291,6 +292,8 @@ int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
 		atomic_long_set(&sim->vm_zone_stat[item], 0);
 	sim->handles = NULL;
 	sim->nr_handles = 0;
+	free(sim->node_distance); /* a new machine: every remote node at 20 again */
+	sim->node_distance = NULL;
 
 	memmap_init(sim);
 	_mm_kswapd_reset(sim);
