@@ -131,7 +131,7 @@ int _mm_op_cpu_online(struct mm_op_ctx *ctx, const struct mm_op *op)
 #define PENALTY_FOR_NODE_WITH_CPUS 1
 #define MAX_NUMNODES		   MM_MAX_NODES
 
-/* models node_distance(): the table, or LOCAL/REMOTE_DISTANCE without one */
+/* models node_distance() (6.7): the table, or LOCAL/REMOTE_DISTANCE without one */
 int mm_node_distance(const struct mm_sim *sim, int a, int b)
 {
 	if (sim->node_distance)
@@ -140,7 +140,7 @@ int mm_node_distance(const struct mm_sim *sim, int a, int b)
 }
 
 /*
- * models numa_set_distance()'s rule: LOCAL_DISTANCE on the diagonal and
+ * models numa_set_distance()'s rule (6.7): LOCAL_DISTANCE on the diagonal and
  * more than it elsewhere (the kernel warns and drops any other entry; a
  * model of a machine refuses it). Then build_all_zonelists().
  */
@@ -222,7 +222,7 @@ static int find_next_best_node(const struct mm_sim *sim, unsigned int local, boo
 }
 
 /*
- * models build_zonelists()' node order: the first node of each new
+ * models build_zonelists()' node order (6.7): the first node of each new
  * distance gets a load, so equidistant nodes take turns being first.
  */
 unsigned int _mm_zonelist_node_order(const struct mm_sim *sim, unsigned int local,
