@@ -679,7 +679,6 @@ static int start_threads(struct stress_run *run)
 {
 	run->q_active = run->nr_threads;
 	pthread_barrier_init(&run->start, NULL, run->nr_threads + 1);
-	run->t0 = cli_now();
 	for (unsigned int i = 0; i < run->nr_threads; i++) {
 		struct stress_thread *t = run->t[i];
 		if (pthread_create(&t->tid, NULL,
@@ -690,6 +689,12 @@ static int start_threads(struct stress_run *run)
 			exit(EXIT_USAGE);
 		}
 	}
+	/*
+	 * The run starts once every thread exists: creating 1024 of them takes
+	 * seconds under TSan, which neither --duration nor ops/s may count. The
+	 * threads read t0 only after the barrier, which orders this write.
+	 */
+	run->t0 = cli_now();
 	pthread_barrier_wait(&run->start);
 	if (stress_watchdog_start(run)) {
 		fprintf(stderr, "mmfuzz: stress: cannot start the watchdog\n");
