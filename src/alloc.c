@@ -286,11 +286,13 @@ static bool unreserve_highatomic_pageblock(struct mm_sim *sim, const struct allo
 			 * one pageblock off and left the count above the blocks).
 			 */
 			uint64_t size = (UINT64_C(1) << o) > nr_pb ? UINT64_C(1) << o : nr_pb;
+			/* WRITE_ONCE: reserve_highatomic_pageblock() reads it unlocked. */
 			if (mt == MIGRATE_HIGHATOMIC)
-				zone->nr_reserved_highatomic -=
-					zone->nr_reserved_highatomic < size
-						? zone->nr_reserved_highatomic
-						: (unsigned long)size;
+				WRITE_ONCE(zone->nr_reserved_highatomic,
+					   zone->nr_reserved_highatomic -
+						   (zone->nr_reserved_highatomic < size
+							    ? zone->nr_reserved_highatomic
+							    : (unsigned long)size));
 			if (o < sim->pageblock_order) {
 				/* Reserving it succeeded, so it does not cross the zone edge. */
 				__move_freepages_block(zone, start, mt, ac->migratetype);
