@@ -195,8 +195,8 @@ int stress_machine_resolve(struct stress_opts *o, bool threads_set, bool nodes_s
 					       "are not in the file");
 		if ((ret = resolve_zoneinfo(o, cpus_listed)))
 			return ret;
-	} else if (o->zoneinfo_cpus && !threads_set) {
-		/* --cpus without --zoneinfo: the same as --threads */
+	} else if (o->zoneinfo_cpus && !threads_set && !cpus_listed) {
+		/* --cpus without --zoneinfo: the same as --threads (a listed split stays) */
 		o->threads = o->zoneinfo_cpus;
 		for (unsigned int n = 0; n < o->nodes; n++)
 			o->cpus_per_node[n] = o->threads / o->nodes + (n < o->threads % o->nodes);
