@@ -66,9 +66,10 @@ enum page_state {
 struct page {
 	uint8_t state;	  /* enum page_state */
 	uint8_t order;	  /* heads: block order */
-	uint8_t zone_id;  /* node * MAX_NR_ZONES + zone type */
+	uint16_t zone_id; /* node * MAX_NR_ZONES + zone type: 64 nodes need 9 bits */
 	uint8_t alloc_mt; /* allocated pages: migratetype of the request */
-	uint32_t spare;	  /* PG_PCP: the cpu; allocated heads: PAGE_MIGRATE_BUSY */
+	uint8_t pad;
+	uint16_t spare; /* PG_PCP: the cpu (< MM_MAX_CPUS); allocated heads: PAGE_MIGRATE_BUSY */
 	union {
 		struct { /* free: free_area or pcp list links, by pfn */
 			uint32_t next, prev;
@@ -80,6 +81,8 @@ struct page {
 };
 
 _Static_assert(sizeof(struct page) <= 16, "page descriptor must stay within 16 bytes");
+_Static_assert(MM_MAX_CPUS <= UINT16_MAX && MM_MAX_NODES * MAX_NR_ZONES < UINT16_MAX,
+	       "page->spare holds a cpu, page->zone_id a zone (0xffff: the tag mask)");
 
 #define PB_MIGRATETYPE_MASK 0x7u
 #define PB_SKIP		    0x8u
@@ -180,7 +183,7 @@ struct zone {
 	struct mm_sim *sim;
 	int node;
 	enum zone_type type;
-	uint8_t zone_id;
+	uint16_t zone_id;
 	uint64_t zone_start_pfn;
 	uint64_t spanned_pages;
 	uint64_t present_pages;
@@ -407,6 +410,7 @@ struct mm_sim {
 	uint32_t nr_handles;
 	struct compact_state *compact; /* compaction scratch, fill pool, stats */
 	struct derived_shadow derived; /* the checker's, check_derived.c */
+	uint8_t *node_distance;	       /* nr_nodes^2 (mm_sim_set_node_distances), NULL: 10/20 */
 };
 
 /*
@@ -677,6 +681,13 @@ void account_freepages(struct zone *zone, long nr_pages, int mt);
 
 /* topology.c */
 void _mm_topology_init(struct mm_sim *sim);
+/*
+ * The nodes of local's fallback zonelist in build_zonelists()' order;
+ * node_load is the kernel's, zeroed once per rebuild of all zonelists.
+ * Returns how many.
+ */
+unsigned int _mm_zonelist_node_order(const struct mm_sim *sim, unsigned int local,
+				     unsigned int *node_load, unsigned int *order);
 
 /* report.c */
 void mm_report_violation(struct mm_sim *sim, const char *id, int node, int zone, int cpu,

@@ -24,8 +24,9 @@ extern "C" {
  * Machine limits and kernel enums
  * ---------------------------------------------------------------------- */
 
-#define MM_MAX_NODES	  8
-#define MM_MAX_CPUS	  256
+/* A big NUMA box: 64 nodes, 1024 CPUs (mmfuzz stress, docs/big-machines.md). */
+#define MM_MAX_NODES	  64
+#define MM_MAX_CPUS	  1024
 #define MM_MAX_PAGE_ORDER 10 /* the kernel's MAX_PAGE_ORDER default */
 #define MM_NR_PAGE_ORDERS (MM_MAX_PAGE_ORDER + 1)
 #define MM_PAGE_SHIFT	  12
@@ -293,6 +294,16 @@ bool mm_cpu_is_online(const struct mm_sim *sim, int cpu);
 unsigned int mm_num_online_cpus(const struct mm_sim *sim);
 unsigned int mm_nr_cpus(const struct mm_sim *sim);
 int mm_cpu_to_node(const struct mm_sim *sim, int cpu);
+/*
+ * Node distances (the ACPI SLIT as node_distance() reads it): d[a * nr + b]
+ * for the machine's nr nodes, 10 on the diagonal, above 10 elsewhere. Set
+ * after mm_sim_init() and before any op: it rebuilds the zonelists in the
+ * kernel's order. Without it (and after mm_sim_init()) every remote node
+ * is at 20. Returns 0, or -1 with a reason in err if d is not such a table.
+ */
+int mm_sim_set_node_distances(struct mm_sim *sim, const uint8_t *d, unsigned int nr, char *err,
+			      size_t errlen);
+int mm_node_distance(const struct mm_sim *sim, int a, int b);
 
 /* Sysctls: recompute watermarks and reserves as the kernel does. */
 void mm_set_min_free_kbytes(struct mm_sim *sim, unsigned int kbytes);

@@ -74,6 +74,14 @@ bool cli_signature_eq(const struct cli_signature *a, const struct cli_signature 
 int cli_minimize(struct mm_exec *ex, const struct mm_exec_opts *o, const struct cli_signature *want,
 		 struct mm_prog *p, unsigned long *runs);
 
+/*
+ * The machine a /proc/zoneinfo file describes (cmd_shape.c): the builder of
+ * `mmfuzz shape` and `mmfuzz stress --zoneinfo`. EXIT_USAGE after one line.
+ */
+int cli_zoneinfo_machine(const char *who, const char *path, unsigned int nr_cpus,
+			 const unsigned int *cpus_per_node, unsigned int nr_cpus_per_node,
+			 struct mm_config *cfg, unsigned int *nr_zones);
+
 /* Prints the command's usage line, as mmfuzz --help has it; returns EXIT_CLEAN. */
 int cli_command_help(const char *name);
 

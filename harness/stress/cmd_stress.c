@@ -31,7 +31,6 @@
 #define DEFAULT_WATCHDOG_S 10u
 #define DEFAULT_BENCH_SECS 3.0
 #define PROGRESS_EVERY	   2.0
-#define MAX_TOTAL_PAGES	   (UINT64_C(1) << 26) /* 1 GiB of page descriptors */
 #define MONITOR_TICK_NS	   (20 * 1000 * 1000)
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -63,12 +62,22 @@ static void usage(FILE *f)
 	      "         [--weights KEY=W,...] [--mix default|pcp|zone-lock] [--pin]\n"
 	      "         [--quiesce-ms M] [--watchdog S] [--out DIR] [--deferred-init P]\n"
 	      "         [--hold PCT] [--jitter SEED] [--bench] [--json FILE]\n"
+	      "         [--pages-per-node A,B,...] [--distances ROWS|FILE]\n"
+	      "         [--zoneinfo FILE --cpus N]\n"
 	      "Runs one thread per simulated CPU on one shared machine: allocs, frees, frees\n"
 	      "on another CPU, pcp drains, hotplug, sysctl writes, pcp disabling, deferred\n"
 	      "init; full checks at quiesce points.\n"
 	      "  --threads N        simulated CPUs, one thread each (default 2, or one per node)\n"
-	      "  --nodes N          simulated NUMA nodes, 1..8 (default 1)\n"
-	      "  --cpus-per-node L  CPUs of each node, e.g. 4,4 (overrides the even split)\n"
+	      "  --nodes N          simulated NUMA nodes, 1..64 (default 1)\n"
+	      "  --cpus-per-node L  CPUs of each node, e.g. 64,64,0,128 (overrides the even\n"
+	      "                     split; 0: a CPU-less node)\n"
+	      "  --pages-per-node L each node's Normal zone, e.g. 8192,0 (0: a memoryless\n"
+	      "                     node; default --zone-pages each)\n"
+	      "  --distances D      node distances: rows like 10,21;21,10, or a file of rows\n"
+	      "                     (cat /sys/devices/system/node/node*/distance); default\n"
+	      "                     10 local, 20 remote\n"
+	      "  --zoneinfo FILE    the nodes and zones of a real machine's /proc/zoneinfo,\n"
+	      "  --cpus N           with N CPUs (as mmfuzz shape builds it)\n"
 	      "  --zone-pages P     pages per zone: node 0 has DMA32 and Normal, the others\n"
 	      "                     Normal (default 8192)\n"
 	      "  --duration S       seconds to run (default 30)\n"
@@ -342,6 +351,9 @@ static int parse_flags(int argc, char **argv, struct flags *f)
 			if (!cli_parse_seconds(v, 0.001, 1e7, &f->o.test_stall))
 				return cli_usage_error(
 					"stress: --test-stall takes seconds, not '%s'", v);
+		} else if ((ret = stress_machine_flag(argc, argv, &i, &f->o, &missing)) >= 0) {
+			if (ret)
+				return ret;
 		} else if (missing) {
 			return cli_usage_error("stress: %s needs a value", arg);
 		} else {
@@ -404,34 +416,6 @@ static int resolve_cpus(struct flags *f)
 /* ------------------------------------------------------------------------
  * The machine
  * ---------------------------------------------------------------------- */
-
-/* Node 0: DMA32 then Normal; every other node: Normal. Zones follow each other in pfn order. */
-static int build_config(const struct stress_opts *o, struct mm_config *cfg)
-{
-	uint64_t pfn = 0, p = o->zone_pages;
-	char err[160];
-
-	mm_config_init(cfg);
-	cfg->nr_nodes = o->nodes;
-	for (unsigned int n = 0; n < o->nodes; n++) {
-		cfg->cpus_per_node[n] = o->cpus_per_node[n];
-		if (!n) {
-			cfg->zones[0][ZONE_DMA32] = (struct mm_zone_config){pfn, p, p, p};
-			pfn += p;
-		}
-		cfg->zones[n][ZONE_NORMAL] = (struct mm_zone_config){pfn, p, p, p};
-		pfn += p;
-	}
-	cfg->deferred_init_pages = o->deferred_init;
-	if (pfn > MAX_TOTAL_PAGES)
-		return cli_usage_error("stress: %llu pages in all is more than %llu: lower "
-				       "--zone-pages",
-				       (unsigned long long)pfn,
-				       (unsigned long long)MAX_TOTAL_PAGES);
-	if (mm_config_validate(cfg, err, sizeof(err)))
-		return cli_usage_error("stress: the machine is invalid: %s", err);
-	return 0;
-}
 
 static void zone_table(struct stress_run *run)
 {
@@ -708,7 +692,6 @@ static int start_threads(struct stress_run *run)
 {
 	run->q_active = run->nr_threads;
 	pthread_barrier_init(&run->start, NULL, run->nr_threads + 1);
-	run->t0 = cli_now();
 	for (unsigned int i = 0; i < run->nr_threads; i++) {
 		struct stress_thread *t = run->t[i];
 		if (pthread_create(&t->tid, NULL,
@@ -719,6 +702,12 @@ static int start_threads(struct stress_run *run)
 			exit(EXIT_USAGE);
 		}
 	}
+	/*
+	 * The run starts once every thread exists: creating 1024 of them takes
+	 * seconds under TSan, which neither --duration nor ops/s may count. The
+	 * threads read t0 only after the barrier, which orders this write.
+	 */
+	run->t0 = cli_now();
 	pthread_barrier_wait(&run->start);
 	if (stress_watchdog_start(run)) {
 		fprintf(stderr, "mmfuzz: stress: cannot start the watchdog\n");
@@ -749,7 +738,7 @@ static int run_stress(const struct stress_opts *o, struct stress_result *res)
 	pthread_cond_init(&run->q_resume, NULL);
 	pthread_cond_init(&run->q_parked_cond, NULL);
 	pthread_mutex_init(&run->v_lock, NULL);
-	if ((ret = build_config(o, &run->cfg))) {
+	if ((ret = stress_machine_config(o, &run->cfg))) {
 		run_destroy(run);
 		return ret;
 	}
@@ -758,6 +747,10 @@ static int run_stress(const struct stress_opts *o, struct stress_result *res)
 	if (!run->sim || mm_sim_init(run->sim, &run->cfg, o->variant)) {
 		run_destroy(run);
 		return cli_usage_error("stress: cannot build the machine (out of memory?)");
+	}
+	if ((ret = stress_machine_apply(o, run->sim, &run->cfg))) {
+		run_destroy(run);
+		return ret;
 	}
 	mm_sim_set_violation_handler(run->sim, on_violation, run);
 	stress_jitter_init(run);
@@ -876,12 +869,19 @@ int cmd_stress(int argc, char **argv)
 		return EXIT_CLEAN;
 	if (ret)
 		return ret;
-	if ((ret = resolve_cpus(&f)))
+	if ((ret = resolve_cpus(&f)) ||
+	    (ret = stress_machine_resolve(&f.o, f.threads_set, f.nodes_set, f.cpus_set, f.bench))) {
+		stress_machine_free(&f.o);
 		return ret;
+	}
 	if (f.json && (ret = f.bench ? cli_usage_error("stress: --json records a run, not --bench")
-				     : stress_json_begin(f.json)))
+				     : stress_json_begin(f.json))) {
+		stress_machine_free(&f.o);
 		return ret;
+	}
 	if (f.bench)
 		return bench(&f);
-	return stress_json_end(run_stress(&f.o, &res));
+	ret = stress_json_end(run_stress(&f.o, &res));
+	stress_machine_free(&f.o);
+	return ret;
 }

@@ -11,6 +11,7 @@
  *   stress_lru.c     the reclaimable pool kswapd reclaims from (--hold)
  *   stress_jitter.c  --jitter: random delays at zone->lock boundaries
  *   stress_counters.c the counter ops: their ledger, per-op drift, exact sums
+ *   stress_machine.c the machine: its nodes, zones and distances, or --zoneinfo's
  */
 #ifndef MMFUZZ_STRESS_H
 #define MMFUZZ_STRESS_H
@@ -106,6 +107,14 @@ struct stress_opts {
 							 most (--hold) */
 	double test_stall; /* test hook: worker 0 stops after this many seconds (0: never) */
 	bool quiet;	   /* no progress lines (--bench) */
+	/* The machine flags of stress_machine.c. */
+	const char *zoneinfo;		   /* --zoneinfo FILE: a real machine's nodes and zones */
+	unsigned int zoneinfo_cpus;	   /* --cpus N (0: not given) */
+	unsigned int nr_node_pages;	   /* --pages-per-node: entries given (0: --zone-pages) */
+	uint64_t node_pages[MM_MAX_NODES]; /* each node's Normal zone (0: memoryless) */
+	unsigned int nr_distance_nodes;	   /* --distances: rows given (0: 10 local, 20 remote) */
+	uint8_t distance[MM_MAX_NODES * MM_MAX_NODES];
+	struct mm_config *machine; /* --zoneinfo's, built once by stress_machine_resolve() */
 };
 
 /* One flight recorder slot: words, so the watchdog can read them racily but atomically. */
@@ -289,6 +298,19 @@ void stress_record(struct stress_thread *t, uint64_t seq, const struct mm_op *op
 void stress_write_trace(struct stress_run *run);
 int stress_watchdog_start(struct stress_run *run);
 void stress_watchdog_stop(struct stress_run *run);
+
+/* stress_machine.c */
+/* A machine flag at argv[*i]: 0 taken, -1 not one, else an exit code after a message. */
+int stress_machine_flag(int argc, char **argv, int *i, struct stress_opts *o, bool *missing);
+/* After every flag: --zoneinfo's machine and CPU split into o, the flags checked together. */
+int stress_machine_resolve(struct stress_opts *o, bool threads_set, bool nodes_set,
+			   bool cpus_listed, bool bench);
+/* The machine o describes; 0 or EXIT_USAGE after a message. */
+int stress_machine_config(const struct stress_opts *o, struct mm_config *cfg);
+/* After mm_sim_init(): --distances, and a line naming the machine. 0 or EXIT_USAGE. */
+int stress_machine_apply(const struct stress_opts *o, struct mm_sim *sim,
+			 const struct mm_config *cfg);
+void stress_machine_free(struct stress_opts *o);
 
 /* stress_host.c */
 struct stress_host *stress_host_create(bool pin, const struct mm_config *cfg, char *err,

@@ -329,9 +329,18 @@ END_TEST
 /* mm_zone_free_diff(): 0 for any node, zone or cpu out of range. */
 START_TEST(test_free_diff_out_of_range)
 {
-	struct mm_sim *sim = small(2);
-	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *z;
 
+	/* Normal between DMA32 and Movable: their CPUs' slots border its own. */
+	cfg_tiny(&cfg, 2, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_DMA32, 0, 64, 64);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 64, 64, 64);
+	cfg_zone(&cfg, 0, ZONE_MOVABLE, 128, 64, 64);
+	sim = sim_new(&cfg);
+	mm_set_current_cpu(0);
+	z = zone_of(sim, 0, ZONE_NORMAL);
 	/*
 	 * A diff on every CPU, so a read in range would not give 0; the
 	 * slots either side of the zone's (other zones' CPUs, in the same
