@@ -10,6 +10,7 @@
  *   stress_host.c    --pin and, with libnuma, node placement
  *   stress_lru.c     the reclaimable pool kswapd reclaims from (--hold)
  *   stress_jitter.c  --jitter: random delays at zone->lock boundaries
+ *   stress_offline.c what offlining and hotplug rely on, and the isolation service
  */
 #ifndef MMFUZZ_STRESS_H
 #define MMFUZZ_STRESS_H
@@ -30,6 +31,7 @@
 #define STRESS_LRU_MAX	    65536u /* blocks a node's LRU holds at most */
 #define STRESS_INBOX	    128u   /* blocks waiting to be freed by another CPU */
 #define STRESS_MAX_THREADS  (MM_MAX_CPUS + 8)
+#define STRESS_OFFLINED_MAX 4u /* ranges the isolation service keeps offline at once */
 
 /* ------------------------------------------------------------------------
  * The workload mix: one entry per mechanism
@@ -105,6 +107,7 @@ struct stress_opts {
 							 most (--hold) */
 	double test_stall; /* test hook: worker 0 stops after this many seconds (0: never) */
 	bool quiet;	   /* no progress lines (--bench) */
+	int test_break;	   /* test hook --test-break: enum stress_break, a bug a check must catch */
 };
 
 /* One flight recorder slot: words, so the watchdog can read them racily but atomically. */
@@ -164,6 +167,9 @@ struct stress_thread {
 	struct stress_rec rec[STRESS_RECORD_K];
 	atomic_ullong nr_rec;
 	bool placed; /* allocated with numa_alloc_onnode */
+
+	/* A worker holds it while its op runs; the hotplug service, to take its CPU offline. */
+	pthread_mutex_t cpu_lock;
 };
 
 /* A zone of the machine, for pfn -> zone when counting held pages. */
@@ -225,6 +231,27 @@ struct stress_run {
 	pthread_t watchdog;
 	atomic_bool watchdog_stop;
 	bool watchdog_started;
+
+	/*
+	 * stress_offline.c: the services run their steps one at a time
+	 * (svc_lock, as mem_hotplug_lock and cpus_write_lock order them in the
+	 * kernel), and the ground truth of what hotplug and pcp disabling did:
+	 * the CPUs the hotplug service took offline and the zones (run->zones
+	 * indexes) the pcp-disable service left disabled, under a sequence
+	 * count that is odd while a pcp-disable step runs.
+	 */
+	pthread_mutex_t svc_lock;
+	atomic_uint pcp_off_seq, pcp_off_nr;
+	atomic_bool pcp_off[MM_MAX_NODES * MAX_NR_ZONES];
+	bool cpu_off[MM_MAX_CPUS];
+	bool step_hotplug; /* the step under svc_lock took a CPU off- or online */
+	unsigned long drift_before[MM_MAX_NODES * MAX_NR_ZONES];
+	int8_t threshold_before[MM_MAX_NODES * MAX_NR_ZONES]; /* for --test-break */
+	struct {
+		unsigned int z;
+		uint64_t start, pages;
+	} offlined[STRESS_OFFLINED_MAX]; /* the isolation service's offline ranges */
+	unsigned int nr_offlined;
 };
 
 /* stress_thread.c */
@@ -240,6 +267,32 @@ void stress_held_pages(struct stress_run *run, uint64_t *held);
 void stress_free_all(struct stress_run *run);
 /* Ops the threads ran so far: progress for the watchdog and the services' pace. */
 unsigned long long stress_total_ops(struct stress_run *run);
+
+/* Runs a service's op as the thread (flight recorder, counts); returns its seq, 0 if skipped. */
+uint64_t stress_apply_service(struct stress_thread *t, struct mm_op *op);
+
+/* stress_offline.c */
+/* --test-break: a bug planted in what hotplug and offlining rely on, to prove a check. */
+enum stress_break {
+	BREAK_NONE,
+	BREAK_TAKEDOWN,	       /* a CPU goes offline while its worker is in an op */
+	BREAK_PCP_DISABLE,     /* a sizing write undoes zone_pcp_disable() */
+	BREAK_HOTPLUG_REFRESH, /* hotplug keeps the old vmstat thresholds */
+};
+int stress_break_parse(const char *name); /* -1 if unknown */
+const char *stress_break_names(void);
+/* Around taking cpu offline: its worker is between two ops (takedown_cpu()). */
+void stress_takedown_begin(struct stress_run *run, int cpu);
+void stress_takedown_end(struct stress_run *run, int cpu);
+void stress_offline_init(struct stress_run *run);
+void stress_offline_destroy(struct stress_run *run);
+void stress_service_step_begin(struct stress_thread *t);
+void stress_service_step_end(struct stress_thread *t);
+/* From the flight recorder: an op t ran. Notes hotplug and pcp disabling; checks admissions. */
+void stress_offline_op(struct stress_thread *t, const struct mm_op *op);
+/* At a quiesce point (not the final one): offline CPUs' and disabled zones' lists empty. */
+void stress_offline_check_quiesced(struct stress_run *run);
+int stress_run_isolate(struct stress_thread *t, struct mm_op *unused, struct stress_block *b);
 
 /* stress_jitter.c */
 void stress_jitter_init(struct stress_run *run);
