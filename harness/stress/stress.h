@@ -245,6 +245,7 @@ struct stress_run {
 	atomic_bool pcp_off[MM_MAX_NODES * MAX_NR_ZONES];
 	bool cpu_off[MM_MAX_CPUS];
 	bool step_hotplug; /* the step under svc_lock took a CPU off- or online */
+	bool cpu_locks;	   /* a service runs as a worker's CPU: workers take cpu_lock */
 	unsigned long drift_before[MM_MAX_NODES * MAX_NR_ZONES];
 	int8_t threshold_before[MM_MAX_NODES * MAX_NR_ZONES]; /* for --test-break */
 	struct {

@@ -37,6 +37,11 @@
 void stress_offline_init(struct stress_run *run)
 {
 	pthread_mutex_init(&run->svc_lock, NULL);
+	/* Only hotplug and isolate take a worker's CPU; without them the lock is pure cost. */
+	for (unsigned int e = 0; e < run->mix_len; e++)
+		if (run->o.weights[e] &&
+		    (!strcmp(run->mix[e].name, "hotplug") || !strcmp(run->mix[e].name, "isolate")))
+			run->cpu_locks = true;
 }
 
 void stress_offline_destroy(struct stress_run *run)

@@ -91,10 +91,11 @@ static uint64_t apply(struct stress_thread *t, struct mm_op *op, struct mm_handl
 	int skipped;
 
 	/* A worker's CPU does not go offline in the middle of its op (cpu_lock). */
-	if (!t->service)
+	bool lock = !t->service && run->cpu_locks;
+	if (lock)
 		pthread_mutex_lock(&t->cpu_lock);
 	skipped = mm_apply_op(run->sim, op, h, STRESS_MAX_HANDLES, alloc_handle);
-	if (!t->service)
+	if (lock)
 		pthread_mutex_unlock(&t->cpu_lock);
 	if (skipped) {
 		own_inc(&t->skipped);
