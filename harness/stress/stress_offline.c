@@ -268,7 +268,7 @@ static void break_pcp_disable(struct zone *zone)
 	pthread_mutex_unlock(&zone->sim->pcp_batch_high_lock);
 }
 
-/* BREAK_HOTPLUG_REFRESH: the thresholds from before the event put back (no refresh). */
+/* BREAK_HOTPLUG_REFRESH: the thresholds and drift marks from before the event put back. */
 static void break_hotplug_refresh(struct stress_run *run)
 {
 	pthread_mutex_lock(&run->sim->hotplug_lock);
@@ -279,6 +279,7 @@ static void break_hotplug_refresh(struct stress_run *run)
 		for (unsigned int cpu = 0; cpu < run->nr_workers; cpu++)
 			WRITE_ONCE(zone->per_cpu_zonestats[cpu].stat_threshold,
 				   run->threshold_before[z]);
+		WRITE_ONCE(zone->percpu_drift_mark, run->drift_before[z]);
 	}
 	pthread_mutex_unlock(&run->sim->hotplug_lock);
 }
