@@ -714,6 +714,14 @@ void _mm_derived_check_kswapd_wakes(struct mm_sim *sim, struct zone **zonelist, 
 				    int highest_zoneidx);
 unsigned long _mm_check_derived(struct mm_sim *sim);
 unsigned long _mm_check_derived_full(struct mm_sim *sim);
+/* The rules a hotplug event's recompute follows, for the stress checker. */
+struct derived_hotplug_rules {
+	int threshold; /* the normal stat_threshold of every online CPU */
+	unsigned long drift_mark;
+	int batch, high_min, high_max; /* the zone's pcp sizing */
+};
+void _mm_derived_hotplug_rules(const struct mm_sim *sim, const struct zone *z,
+			       unsigned long old_mark, struct derived_hotplug_rules *r);
 
 /* oracle_gfp.c: what a gfp mask entitles an allocation to, from the kernel's rules */
 unsigned int _mm_oracle_alloc_flags(unsigned int gfp, unsigned int order);

@@ -108,6 +108,7 @@ static void usage(FILE *f)
 	      "  --bench            print ops/s at 1 and N threads for the pcp and zone-lock\n"
 	      "                     mixes (build the release preset); checks nothing\n"
 	      "  --test-stall S     test hook: worker 0 stops after S s (proves the watchdog)\n"
+	      "  --test-break BUG   test hook: plant BUG (takedown, pcp-disable, hotplug-refresh)\n"
 	      "Exit status: 0 clean, 1 a violation, 2 bad usage, 3 the watchdog fired.\n",
 	      f);
 }
@@ -347,6 +348,10 @@ static int parse_flags(int argc, char **argv, struct flags *f)
 				return cli_usage_error("stress: --hold takes a percentage "
 						       "(1..100), not '%s'",
 						       v);
+		} else if ((v = cli_flag_value(argc, argv, &i, "--test-break", &missing))) {
+			if ((f->o.test_break = stress_break_parse(v)) < 0)
+				return cli_usage_error("stress: --test-break takes %s, not '%s'",
+						       stress_break_names(), v);
 		} else if ((v = cli_flag_value(argc, argv, &i, "--test-stall", &missing))) {
 			if (!cli_parse_seconds(v, 0.001, 1e7, &f->o.test_stall))
 				return cli_usage_error(
@@ -487,8 +492,10 @@ static bool check_quiesced(struct stress_run *run, bool final)
 	double t = cli_now();
 
 	mm_check_full(run->sim);
-	if (!final)
+	if (!final) {
 		stress_held_pages(run, held);
+		stress_offline_check_quiesced(run);
+	}
 	stress_counters_check(run, final);
 	for (unsigned int z = 0; z < run->nr_zones; z++) {
 		struct mm_zone_info zi;
@@ -679,6 +686,7 @@ static void run_destroy(struct stress_run *run)
 	stress_threads_destroy(run);
 	stress_counters_destroy(run);
 	stress_lru_destroy(run);
+	stress_offline_destroy(run);
 	stress_host_destroy(run->host);
 	mm_sim_destroy(run->sim);
 	pthread_mutex_destroy(&run->q_lock);
@@ -754,6 +762,7 @@ static int run_stress(const struct stress_opts *o, struct stress_result *res)
 	}
 	mm_sim_set_violation_handler(run->sim, on_violation, run);
 	stress_jitter_init(run);
+	stress_offline_init(run);
 	if (stress_lru_init(run) || stress_counters_init(run)) {
 		run_destroy(run);
 		return cli_usage_error("stress: out of memory for the LRU or the ledger");

@@ -88,8 +88,16 @@ static uint64_t apply(struct stress_thread *t, struct mm_op *op, struct mm_handl
 {
 	struct stress_run *run = t->run;
 	uint64_t seq = next_seq(t);
+	int skipped;
 
-	if (mm_apply_op(run->sim, op, h, STRESS_MAX_HANDLES, alloc_handle)) {
+	/* A worker's CPU does not go offline in the middle of its op (cpu_lock). */
+	bool lock = !t->service && run->cpu_locks;
+	if (lock)
+		pthread_mutex_lock(&t->cpu_lock);
+	skipped = mm_apply_op(run->sim, op, h, STRESS_MAX_HANDLES, alloc_handle);
+	if (lock)
+		pthread_mutex_unlock(&t->cpu_lock);
+	if (skipped) {
 		own_inc(&t->skipped);
 		return 0;
 	}
@@ -237,16 +245,23 @@ static int run_hotplug(struct stress_thread *t, struct mm_op *unused, struct str
 	bool bring_up = offline && (offline >= max_offline || below(t, 2));
 	struct mm_op op = {.kind = bring_up ? MM_OP_CPU_ONLINE : MM_OP_CPU_OFFLINE};
 	int cpu = pick_cpu(t, !bring_up);
+	uint64_t seq;
 
 	(void)unused;
 	(void)b;
 	if (cpu < 0)
 		return 1;
 	op.cpu = (uint16_t)cpu;
-	/* odd while it runs: a counter op's drift bound then allows any CPU count */
+	/*
+	 * takedown_cpu() stops the dying CPU before page_alloc_cpu_dead()
+	 * drains its lists: nothing it ran is left half done. The count is odd
+	 * while it runs: a counter op's drift bound then allows any CPU count.
+	 */
+	stress_takedown_begin(run, cpu);
 	atomic_fetch_add_explicit(&run->hotplug_seq, 1, memory_order_acq_rel);
-	uint64_t seq = apply(t, &op, NULL, 0, 0);
+	seq = apply(t, &op, NULL, 0, 0);
 	atomic_fetch_add_explicit(&run->hotplug_seq, 1, memory_order_acq_rel);
+	stress_takedown_end(run, cpu);
 	return seq ? 0 : 1;
 }
 
@@ -435,6 +450,9 @@ const struct stress_mix_entry stress_mix_default[] = {
 	 stress_run_mm_op},
 	{"overcommit", "a thread switching vm.overcommit_memory (NEVER syncs every CPU)", 1,
 	 MIX_SERVICE, 0, stress_run_overcommit},
+	{"isolate",
+	 "a thread offlining and onlining pageblocks and taking them with alloc_contig_range", 1,
+	 MIX_SERVICE, 0, stress_run_isolate},
 };
 const unsigned int stress_mix_len = sizeof(stress_mix_default) / sizeof(stress_mix_default[0]);
 
@@ -733,7 +751,9 @@ void *stress_service_main(void *arg)
 			stress_total_ops(run) * run->o.weights[e] / run->total_weight;
 		/* A burst at most per wake-up: a slow wake must not become a storm. */
 		for (unsigned int i = 0; steps < due && i < 64 && !quiesce_requested(run); i++) {
+			stress_service_step_begin(t);
 			t->service->run(t, NULL, NULL);
+			stress_service_step_end(t);
 			steps++;
 			t->mix_ran[e]++;
 		}
@@ -766,6 +786,7 @@ static struct stress_thread *thread_new(struct stress_run *run, unsigned int idx
 	mm_prog_init(&t->prog);
 	t->prog.cfg = run->cfg;
 	pthread_mutex_init(&t->inbox_lock, NULL);
+	pthread_mutex_init(&t->cpu_lock, NULL);
 	for (unsigned int i = 0; i < STRESS_MAX_HANDLES; i++)
 		t->chunk[i].pfn = -1;
 	t->svc_zone = service && service->run == run_deferred_init ? 0 : -1;
@@ -806,6 +827,7 @@ void stress_threads_destroy(struct stress_run *run)
 		struct stress_thread *t = run->t[i];
 		mm_prog_free(&t->prog);
 		pthread_mutex_destroy(&t->inbox_lock);
+		pthread_mutex_destroy(&t->cpu_lock);
 		stress_host_free(t, sizeof(*t), t->placed);
 		run->t[i] = NULL;
 	}
