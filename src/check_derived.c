@@ -182,6 +182,9 @@ static int rule_percpu_counter_batch(const struct mm_sim *sim)
 /* models mm_compute_batch(): RAM per present CPU / 4 (/ 256 under NEVER), at least max(2n, 32) */
 static int rule_commit_batch(unsigned int present, unsigned long ram, int policy)
 {
+	const struct mm_policy *plugin = _mm_policy_plugin();
+	if (plugin && plugin->mm_compute_batch) /* the batch under test is the plugin's */
+		return plugin->mm_compute_batch(present, ram, policy);
 	unsigned long n = present ? present : 1;
 	unsigned long floor = 2 * n < 32 ? 32 : 2 * n;
 	unsigned long per_cpu = ram / n / (policy == MM_OVERCOMMIT_NEVER ? 256 : 4);
@@ -310,7 +313,7 @@ MM_SCAN unsigned long _mm_derived_check_vmstat(struct mm_sim *sim)
 		}
 		for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
 			int8_t t = READ_ONCE(z->per_cpu_zonestats[cpu].stat_threshold);
-			if (!cpu_online(sim, cpu) || t == d->threshold)
+			if (t == d->threshold || !cpu_online(sim, cpu))
 				continue;
 			zreport(z, "INV-DERIVED-VMSTAT-THRESH", (int)cpu, d->threshold, t,
 				"stat_threshold is not the %s threshold of the last recompute",
@@ -385,6 +388,22 @@ MM_SCAN static unsigned long check_wmarks(struct mm_sim *sim)
 	return bad;
 }
 
+/* models zone_pcp_update()'s sizing of z: split over the node's online CPUs (all if none) */
+MM_SCAN_INLINE static void rule_pcp_sizing(const struct mm_sim *sim, const struct zone *z,
+					   unsigned int node_online, int *batch, int *lo, int *hi)
+{
+	unsigned long managed = zone_managed_pages(z);
+	unsigned int fraction = sim->percpu_pagelist_high_fraction;
+	unsigned int n = node_online ? node_online : mm_num_online_cpus(sim);
+
+	/* low_wmark_pages() as the last sizing saw it: the boost of that moment */
+	unsigned long low = z->_watermark[WMARK_LOW] + z->pcp_sizing_boost;
+
+	*batch = rule_pcp_batch(managed);
+	*lo = rule_pcp_high(fraction ? managed / fraction : low, *batch, n);
+	*hi = fraction ? *lo : rule_pcp_high(managed / 8, *batch, n);
+}
+
 /*
  * INV-DERIVED-PCP-BATCH, INV-DERIVED-PCP-HIGH: zone_pcp_update()'s outputs,
  * the zone's copy; INV-PCP-SIZING holds every CPU's pageset to it.
@@ -400,13 +419,9 @@ MM_SCAN static unsigned long check_pcp(struct mm_sim *sim)
 		if (!z->per_cpu_pageset)
 			continue;
 		unsigned long managed = zone_managed_pages(z);
-		unsigned int fraction = sim->percpu_pagelist_high_fraction;
-		unsigned int n = split[z->node] ? split[z->node] : mm_num_online_cpus(sim);
-		int batch = rule_pcp_batch(managed);
-		/* low_wmark_pages() as the last sizing saw it: the boost of that moment */
-		unsigned long low = z->_watermark[WMARK_LOW] + z->pcp_sizing_boost;
-		int lo = rule_pcp_high(fraction ? managed / fraction : low, batch, n);
-		int hi = fraction ? lo : rule_pcp_high(managed / 8, batch, n);
+		int batch, lo, hi;
+
+		rule_pcp_sizing(sim, z, split[z->node], &batch, &lo, &hi);
 
 		if (z->pageset_batch != batch) {
 			zreport(z, "INV-DERIVED-PCP-BATCH", -1, batch, z->pageset_batch,
@@ -587,4 +602,24 @@ unsigned long _mm_check_derived_full(struct mm_sim *sim)
 	if (!sim->serial)
 		return 0;
 	return _mm_check_derived(sim) + check_highatomic(sim);
+}
+
+/*
+ * What a CPU going on- or offline recomputes, by the rules above, for a
+ * checker outside serial runs (harness/stress/stress_offline.c), which
+ * keeps every other recompute still while it compares: the normal vmstat
+ * threshold and the drift mark refresh_zone_stat_thresholds() sets (old:
+ * the mark before the event, kept where the CPUs cannot drift past
+ * low - min), and the zone's pcp sizing zone_pcp_update() sets.
+ */
+void _mm_derived_hotplug_rules(const struct mm_sim *sim, const struct zone *z,
+			       unsigned long old_mark, struct derived_hotplug_rules *r)
+{
+	unsigned int node_online = 0;
+
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
+		node_online += sim->cpu_to_node[cpu] == z->node && cpu_online(sim, cpu);
+	r->threshold = rule_normal_threshold(sim, z);
+	r->drift_mark = rule_drift_mark(sim, z, r->threshold, old_mark);
+	rule_pcp_sizing(sim, z, node_online, &r->batch, &r->high_min, &r->high_max);
 }

@@ -58,7 +58,7 @@ static bool has_unmovable_pages(struct zone *zone, uint64_t start, uint64_t end)
 			return true;
 		if (zone->type == ZONE_MOVABLE)
 			continue;
-		if (state == PG_ALLOC && page->alloc_mt != MIGRATE_MOVABLE)
+		if (state == PG_ALLOC && READ_ONCE(page->alloc_mt) != MIGRATE_MOVABLE)
 			return true;
 	}
 	return false;
@@ -123,12 +123,14 @@ static int test_pages_isolated(struct zone *zone, uint64_t start, uint64_t end)
 	zone_lock(zone);
 	for (uint64_t pfn = start; pfn < end && !ret;) {
 		const struct page *page = pfn_to_page(sim, pfn);
+		/* pcp pages change state under their CPU's lock, not this one */
+		unsigned int order = READ_ONCE(page->order);
 
-		if (page->state != PG_BUDDY || pfn + (UINT64_C(1) << page->order) > end ||
+		if (READ_ONCE(page->state) != PG_BUDDY || pfn + (UINT64_C(1) << order) > end ||
 		    get_pfnblock_migratetype(sim, pfn) != MIGRATE_ISOLATE)
 			ret = -EBUSY;
 		else
-			pfn += UINT64_C(1) << page->order;
+			pfn += UINT64_C(1) << order;
 	}
 	zone_unlock(zone);
 	return ret;
@@ -152,14 +154,17 @@ static int do_migrate_range(struct zone *zone, uint64_t start, uint64_t end, lon
 	for (uint64_t pfn = start; pfn < end;) {
 		struct page *src = pfn_to_page(sim, pfn), *dst;
 		struct mm_handle *h;
-		unsigned int order = src->order;
+		/* other CPUs free and allocate around the isolated range meanwhile */
+		unsigned int order = READ_ONCE(src->order);
 		uint64_t nr = UINT64_C(1) << order;
+		int state = READ_ONCE(src->state);
 
-		if (src->state != PG_ALLOC) {
-			pfn += src->state == PG_BUDDY ? nr : 1;
+		if (state != PG_ALLOC) {
+			pfn += state == PG_BUDDY ? nr : 1;
 			continue;
 		}
-		h = handle_of_block(sim, pfn);
+		/* Threaded runs lend no handles: a stress worker's page cannot move. */
+		h = sim->serial ? handle_of_block(sim, pfn) : NULL;
 		/* A block reaching past the range (the model's ranges may be one pageblock). */
 		if (!h || (src->spare & PAGE_MIGRATE_BUSY) || pfn + nr > end)
 			return -EBUSY;
@@ -269,7 +274,7 @@ static int offline_pages(struct mm_sim *sim, struct zone *zone, uint64_t start, 
 
 	/* A hole (walk_system_ram_range()) or uninitialised memmap: -EINVAL. */
 	for (uint64_t pfn = start; pfn < end; pfn++) {
-		int state = pfn_to_page(sim, pfn)->state;
+		int state = READ_ONCE(pfn_to_page(sim, pfn)->state);
 		if (state == PG_NOZONE || state == PG_UNINIT)
 			return -EINVAL;
 	}
@@ -335,7 +340,8 @@ static int online_pages(struct mm_sim *sim, struct zone *zone, uint64_t start, u
 	for (uint64_t pb = start; pb < end; pb += pb_pages(sim)) {
 		uint64_t pfn = pb;
 
-		while (pfn < pb + pb_pages(sim) && pfn_to_page(sim, pfn)->state == PG_RESERVED)
+		while (pfn < pb + pb_pages(sim) &&
+		       READ_ONCE(pfn_to_page(sim, pfn)->state) == PG_RESERVED)
 			pfn++;
 		if (pfn < pb + pb_pages(sim) ||
 		    get_pfnblock_migratetype(sim, pb) != MIGRATE_ISOLATE)
@@ -414,7 +420,9 @@ static int free_contig_range(struct mm_sim *sim, uint64_t start, uint64_t end)
 	for (uint64_t pfn = start; pfn < end; pfn++) {
 		const struct page *page = pfn_to_page(sim, pfn);
 
-		if (page->state != PG_ALLOC || page->order || page->stamp.owner != OWNER_CONTIG)
+		/* a page of the range another CPU allocated or frees meanwhile is not ours */
+		if (READ_ONCE(page->state) != PG_ALLOC || READ_ONCE(page->order) ||
+		    page->stamp.owner != OWNER_CONTIG)
 			continue;
 		free_unref_page(sim, pfn, 0);
 		ret = 0;
@@ -465,17 +473,19 @@ static long range_free_pages(struct zone *zone, uint64_t start, uint64_t end, lo
 
 	for (uint64_t pfn = start; pfn < end;) {
 		const struct page *page = pfn_to_page(sim, pfn);
-		uint64_t nr = UINT64_C(1) << page->order;
+		/* threaded: under zone->lock, but pcp pages move under their CPU's lock */
+		uint64_t nr = UINT64_C(1) << READ_ONCE(page->order);
+		int state = READ_ONCE(page->state);
 
-		if (page->state == PG_BUDDY) {
+		if (state == PG_BUDDY) {
 			n += (long)(pfn + nr < end ? nr : end - pfn);
 			pfn += nr;
-		} else if (page->state == PG_PCP) {
+		} else if (state == PG_PCP) {
 			on_pcp += (long)nr;
 			pfn += nr;
 		} else {
 			/* a tail of a free block from below start (pcp blocks never cross it) */
-			n += page->state == PG_FREE_TAIL;
+			n += state == PG_FREE_TAIL;
 			pfn++;
 		}
 	}
@@ -489,6 +499,11 @@ static void snapshot_range(struct zone *zone, uint64_t start, uint64_t end,
 {
 	long in_range, all;
 
+	/* Its counts feed the serial checks only: another CPU moves them meanwhile. */
+	if (!zone->sim->serial) {
+		*s = (struct isolate_snapshot){0};
+		return;
+	}
 	s->nr_free_exact = zone->vm_stat_exact[NR_FREE_PAGES];
 	s->range_free = range_free_pages(zone, start, end, &in_range);
 	/* O(zone), for the range ops only: the memmap's pcp pages */
@@ -531,7 +546,9 @@ static uint64_t covering_buddy(struct zone *zone, uint64_t pfn)
 	for (unsigned int o = sim->pageblock_order + 1; o <= sim->max_order; o++) {
 		uint64_t head = pfn & ~((UINT64_C(1) << o) - 1);
 		const struct page *page = pfn_to_page(sim, head);
-		if (head >= zone->zone_start_pfn && page->state == PG_BUDDY && page->order == o)
+		/* A buddy head stays one under zone->lock; pcp pages move under their own. */
+		if (head >= zone->zone_start_pfn && READ_ONCE(page->state) == PG_BUDDY &&
+		    READ_ONCE(page->order) == o)
 			return head;
 	}
 	return PFN_NIL;
@@ -552,14 +569,14 @@ static void check_no_merge_across(struct zone *zone, uint64_t start, uint64_t en
 		uint64_t head = covering_buddy(zone, pfn);
 		if (head == PFN_NIL)
 			continue;
-		uint64_t bend = head + (UINT64_C(1) << pfn_to_page(sim, head)->order);
+		uint64_t bend = head + (UINT64_C(1) << READ_ONCE(pfn_to_page(sim, head)->order));
 		int isolated = 0, other = 0;
 		for (uint64_t b = head; b < bend; b += nr_pb)
 			get_pfnblock_migratetype(sim, b) == MIGRATE_ISOLATE ? isolated++ : other++;
 		if (isolated && other) {
 			zone_report(zone, "INV-ISOLATE-MERGE", head, 0, isolated,
 				    "free order-%u block spans %d isolated and %d other pageblocks",
-				    pfn_to_page(sim, head)->order, isolated, other);
+				    READ_ONCE(pfn_to_page(sim, head)->order), isolated, other);
 			return;
 		}
 	}
@@ -576,9 +593,21 @@ static void check_isolated_range(struct zone *zone, uint64_t start, uint64_t end
 				 const struct isolate_snapshot *s, long moved)
 {
 	long want = s->nr_free_exact - s->range_free + s->pcp_outside - moved;
+	bool serial = zone->sim->serial;
 	long pcp;
+
+	/*
+	 * Threaded: the memmap and the lists read under zone->lock agree. A
+	 * page freed as the range was isolated may wait on its CPU's pcp list
+	 * (the free read the migratetype first, as the kernel's does), where
+	 * test_pages_isolated() fails it: no pcp clause then.
+	 */
+	if (!serial)
+		zone_lock(zone);
 	long free_now = range_free_pages(zone, start, end, &pcp);
 	long listed = isolate_listed_pages(zone, start, end);
+	if (!serial)
+		pcp = 0;
 
 	/* Only a serial run knows no other CPU freed or allocated meanwhile. */
 	if (zone->sim->serial && zone->vm_stat_exact[NR_FREE_PAGES] != want)
@@ -592,6 +621,8 @@ static void check_isolated_range(struct zone *zone, uint64_t start, uint64_t end
 			    "lists)",
 			    (unsigned long long)start, (unsigned long long)end, pcp);
 	check_no_merge_across(zone, start, end);
+	if (!serial)
+		zone_unlock(zone);
 }
 
 /*
@@ -602,22 +633,30 @@ static void check_isolated_range(struct zone *zone, uint64_t start, uint64_t end
 static void check_undone_range(struct zone *zone, uint64_t start, uint64_t end, long want_free)
 {
 	struct mm_sim *sim = zone->sim;
+	long listed = 0;
 
-	for (uint64_t pfn = start; pfn < end; pfn += pb_pages(sim))
+	/* threaded: the lists walked under zone->lock, which every free list change holds */
+	if (!sim->serial)
+		zone_lock(zone);
+	for (uint64_t pfn = start; pfn < end && listed >= 0; pfn += pb_pages(sim))
 		if (get_pfnblock_migratetype(sim, pfn) == MIGRATE_ISOLATE) {
 			zone_report(zone, "INV-ISOLATE-UNDO", pfn, MIGRATE_MOVABLE, MIGRATE_ISOLATE,
 				    "pageblock still isolated after the undo");
-			return;
+			listed = -1;
 		}
-	long listed = isolate_listed_pages(zone, start, end);
-	if (listed)
+	if (listed >= 0)
+		listed = isolate_listed_pages(zone, start, end);
+	if (listed > 0)
 		zone_report(zone, "INV-ISOLATE-UNDO", start, 0, listed,
 			    "pages of [%llu, %llu) on ISOLATE lists after the undo",
 			    (unsigned long long)start, (unsigned long long)end);
-	if (sim->serial && zone->vm_stat_exact[NR_FREE_PAGES] != want_free)
+	if (listed >= 0 && sim->serial && zone->vm_stat_exact[NR_FREE_PAGES] != want_free)
 		zone_report(zone, "INV-ISOLATE-UNDO", start, want_free,
 			    zone->vm_stat_exact[NR_FREE_PAGES],
 			    "NR_FREE_PAGES after undoing the isolation of [%llu, %llu)",
 			    (unsigned long long)start, (unsigned long long)end);
-	check_no_merge_across(zone, start, end);
+	if (listed >= 0)
+		check_no_merge_across(zone, start, end);
+	if (!sim->serial)
+		zone_unlock(zone);
 }

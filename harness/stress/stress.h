@@ -10,6 +10,9 @@
  *   stress_host.c    --pin and, with libnuma, node placement
  *   stress_lru.c     the reclaimable pool kswapd reclaims from (--hold)
  *   stress_jitter.c  --jitter: random delays at zone->lock boundaries
+ *   stress_counters.c the counter ops: their ledger, per-op drift, exact sums
+ *   stress_machine.c the machine: its nodes, zones and distances, or --zoneinfo's
+ *   stress_offline.c what offlining and hotplug rely on, and the isolation service
  */
 #ifndef MMFUZZ_STRESS_H
 #define MMFUZZ_STRESS_H
@@ -30,6 +33,7 @@
 #define STRESS_LRU_MAX	    65536u /* blocks a node's LRU holds at most */
 #define STRESS_INBOX	    128u   /* blocks waiting to be freed by another CPU */
 #define STRESS_MAX_THREADS  (MM_MAX_CPUS + 8)
+#define STRESS_OFFLINED_MAX 4u /* ranges the isolation service keeps offline at once */
 
 /* ------------------------------------------------------------------------
  * The workload mix: one entry per mechanism
@@ -69,7 +73,7 @@ struct stress_mix_entry {
 	int (*run)(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
 };
 
-#define STRESS_MIX_MAX 16
+#define STRESS_MIX_MAX 32
 
 /* Allocation orders of the worker mix. */
 enum stress_orders {
@@ -105,6 +109,15 @@ struct stress_opts {
 							 most (--hold) */
 	double test_stall; /* test hook: worker 0 stops after this many seconds (0: never) */
 	bool quiet;	   /* no progress lines (--bench) */
+	/* The machine flags of stress_machine.c. */
+	const char *zoneinfo;		   /* --zoneinfo FILE: a real machine's nodes and zones */
+	unsigned int zoneinfo_cpus;	   /* --cpus N (0: not given) */
+	unsigned int nr_node_pages;	   /* --pages-per-node: entries given (0: --zone-pages) */
+	uint64_t node_pages[MM_MAX_NODES]; /* each node's Normal zone (0: memoryless) */
+	unsigned int nr_distance_nodes;	   /* --distances: rows given (0: 10 local, 20 remote) */
+	uint8_t distance[MM_MAX_NODES * MM_MAX_NODES];
+	struct mm_config *machine; /* --zoneinfo's, built once by stress_machine_resolve() */
+	int test_break; /* test hook --test-break: enum stress_break, a bug a check must catch */
 };
 
 /* One flight recorder slot: words, so the watchdog can read them racily but atomically. */
@@ -164,6 +177,9 @@ struct stress_thread {
 	struct stress_rec rec[STRESS_RECORD_K];
 	atomic_ullong nr_rec;
 	bool placed; /* allocated with numa_alloc_onnode */
+
+	/* A worker holds it while its op runs; the hotplug service, to take its CPU offline. */
+	pthread_mutex_t cpu_lock;
 };
 
 /* A zone of the machine, for pfn -> zone when counting held pages. */
@@ -225,6 +241,31 @@ struct stress_run {
 	pthread_t watchdog;
 	atomic_bool watchdog_stop;
 	bool watchdog_started;
+
+	/* stress_counters.c: the ground truth beside the counters */
+	struct stress_counters *counters;
+	atomic_uint hotplug_seq; /* odd while a hotplug op runs */
+	/*
+	 * stress_offline.c: the services run their steps one at a time
+	 * (svc_lock, as mem_hotplug_lock and cpus_write_lock order them in the
+	 * kernel), and the ground truth of what hotplug and pcp disabling did:
+	 * the CPUs the hotplug service took offline and the zones (run->zones
+	 * indexes) the pcp-disable service left disabled, under a sequence
+	 * count that is odd while a pcp-disable step runs.
+	 */
+	pthread_mutex_t svc_lock;
+	atomic_uint pcp_off_seq, pcp_off_nr;
+	atomic_bool pcp_off[MM_MAX_NODES * MAX_NR_ZONES];
+	bool cpu_off[MM_MAX_CPUS];
+	bool step_hotplug; /* the step under svc_lock took a CPU off- or online */
+	bool cpu_locks;	   /* a service runs as a worker's CPU: workers take cpu_lock */
+	unsigned long drift_before[MM_MAX_NODES * MAX_NR_ZONES];
+	int8_t threshold_before[MM_MAX_NODES * MAX_NR_ZONES]; /* for --test-break */
+	struct {
+		unsigned int z;
+		uint64_t start, pages;
+	} offlined[STRESS_OFFLINED_MAX]; /* the isolation service's offline ranges */
+	unsigned int nr_offlined;
 };
 
 /* stress_thread.c */
@@ -240,6 +281,52 @@ void stress_held_pages(struct stress_run *run, uint64_t *held);
 void stress_free_all(struct stress_run *run);
 /* Ops the threads ran so far: progress for the watchdog and the services' pace. */
 unsigned long long stress_total_ops(struct stress_run *run);
+
+/* Runs op as t's CPU and records it; returns its sequence number, 0 when the core skipped it. */
+uint64_t stress_apply(struct stress_thread *t, struct mm_op *op);
+/* A random online CPU for a service's op; -1 if none. */
+int stress_pick_online_cpu(struct stress_thread *t);
+
+/* cmd_stress.c: a violation the harness found, from any thread (the first stops the run). */
+void stress_report(struct stress_run *run, const struct mm_violation *v);
+
+/* stress_counters.c */
+int stress_counters_init(struct stress_run *run);
+void stress_counters_destroy(struct stress_run *run);
+/*
+ * At a quiesce point: the exact sums against the ledger, then perhaps a
+ * percpu_counter_set(). final: after them every mm exits, and
+ * vm_committed_as must come back to 0. Returns the violations reported.
+ */
+unsigned long stress_counters_check(struct stress_run *run, bool final);
+int stress_run_pcpu_add(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
+int stress_run_pcpu_compare(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
+int stress_run_pcpu_sync(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
+int stress_run_mm_op(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
+int stress_run_overcommit(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
+
+/* stress_offline.c */
+/* --test-break: a bug planted in what hotplug and offlining rely on, to prove a check. */
+enum stress_break {
+	BREAK_NONE,
+	BREAK_TAKEDOWN,	       /* a CPU goes offline while its worker is in an op */
+	BREAK_PCP_DISABLE,     /* a sizing write undoes zone_pcp_disable() */
+	BREAK_HOTPLUG_REFRESH, /* hotplug keeps the old vmstat thresholds */
+};
+int stress_break_parse(const char *name); /* -1 if unknown */
+const char *stress_break_names(void);
+/* Around taking cpu offline: its worker is between two ops (takedown_cpu()). */
+void stress_takedown_begin(struct stress_run *run, int cpu);
+void stress_takedown_end(struct stress_run *run, int cpu);
+void stress_offline_init(struct stress_run *run);
+void stress_offline_destroy(struct stress_run *run);
+void stress_service_step_begin(struct stress_thread *t);
+void stress_service_step_end(struct stress_thread *t);
+/* From the flight recorder: an op t ran. Notes hotplug and pcp disabling; checks admissions. */
+void stress_offline_op(struct stress_thread *t, const struct mm_op *op);
+/* At a quiesce point (not the final one): offline CPUs' and disabled zones' lists empty. */
+void stress_offline_check_quiesced(struct stress_run *run);
+int stress_run_isolate(struct stress_thread *t, struct mm_op *unused, struct stress_block *b);
 
 /* stress_jitter.c */
 void stress_jitter_init(struct stress_run *run);
@@ -261,6 +348,19 @@ void stress_record(struct stress_thread *t, uint64_t seq, const struct mm_op *op
 void stress_write_trace(struct stress_run *run);
 int stress_watchdog_start(struct stress_run *run);
 void stress_watchdog_stop(struct stress_run *run);
+
+/* stress_machine.c */
+/* A machine flag at argv[*i]: 0 taken, -1 not one, else an exit code after a message. */
+int stress_machine_flag(int argc, char **argv, int *i, struct stress_opts *o, bool *missing);
+/* After every flag: --zoneinfo's machine and CPU split into o, the flags checked together. */
+int stress_machine_resolve(struct stress_opts *o, bool threads_set, bool nodes_set,
+			   bool cpus_listed, bool bench);
+/* The machine o describes; 0 or EXIT_USAGE after a message. */
+int stress_machine_config(const struct stress_opts *o, struct mm_config *cfg);
+/* After mm_sim_init(): --distances, and a line naming the machine. 0 or EXIT_USAGE. */
+int stress_machine_apply(const struct stress_opts *o, struct mm_sim *sim,
+			 const struct mm_config *cfg);
+void stress_machine_free(struct stress_opts *o);
 
 /* stress_host.c */
 struct stress_host *stress_host_create(bool pin, const struct mm_config *cfg, char *err,

@@ -58,6 +58,7 @@ void stress_record(struct stress_thread *t, uint64_t seq, const struct mm_op *op
 	__atomic_store_n(&r->alloc_seq, alloc_seq, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->seq, seq, __ATOMIC_RELEASE);
 	atomic_store_explicit(&t->nr_rec, n + 1, memory_order_release);
+	stress_offline_op(t, op);
 }
 
 struct rec_copy {

@@ -88,14 +88,27 @@ static uint64_t apply(struct stress_thread *t, struct mm_op *op, struct mm_handl
 {
 	struct stress_run *run = t->run;
 	uint64_t seq = next_seq(t);
+	int skipped;
 
-	if (mm_apply_op(run->sim, op, h, STRESS_MAX_HANDLES, alloc_handle)) {
+	/* A worker's CPU does not go offline in the middle of its op (cpu_lock). */
+	bool lock = !t->service && run->cpu_locks;
+	if (lock)
+		pthread_mutex_lock(&t->cpu_lock);
+	skipped = mm_apply_op(run->sim, op, h, STRESS_MAX_HANDLES, alloc_handle);
+	if (lock)
+		pthread_mutex_unlock(&t->cpu_lock);
+	if (skipped) {
 		own_inc(&t->skipped);
 		return 0;
 	}
 	stress_record(t, seq, op, op->kind == MM_OP_ALLOC ? seq : alloc_seq);
 	own_inc(&t->ops);
 	return seq;
+}
+
+uint64_t stress_apply(struct stress_thread *t, struct mm_op *op)
+{
+	return apply(t, op, NULL, 0, 0);
 }
 
 /* Frees b as this thread's CPU. Returns 0 when freed, 1 when skipped (CPU offline). */
@@ -215,6 +228,11 @@ static int pick_cpu(struct stress_thread *t, bool online)
 	return -1;
 }
 
+int stress_pick_online_cpu(struct stress_thread *t)
+{
+	return pick_cpu(t, true);
+}
+
 /*
  * Takes a CPU offline or brings one back. At most a quarter of the CPUs
  * (at least one) are offline at once, so most workers keep running.
@@ -227,13 +245,24 @@ static int run_hotplug(struct stress_thread *t, struct mm_op *unused, struct str
 	bool bring_up = offline && (offline >= max_offline || below(t, 2));
 	struct mm_op op = {.kind = bring_up ? MM_OP_CPU_ONLINE : MM_OP_CPU_OFFLINE};
 	int cpu = pick_cpu(t, !bring_up);
+	uint64_t seq;
 
 	(void)unused;
 	(void)b;
 	if (cpu < 0)
 		return 1;
 	op.cpu = (uint16_t)cpu;
-	return apply(t, &op, NULL, 0, 0) ? 0 : 1;
+	/*
+	 * takedown_cpu() stops the dying CPU before page_alloc_cpu_dead()
+	 * drains its lists: nothing it ran is left half done. The count is odd
+	 * while it runs: a counter op's drift bound then allows any CPU count.
+	 */
+	stress_takedown_begin(run, cpu);
+	atomic_fetch_add_explicit(&run->hotplug_seq, 1, memory_order_acq_rel);
+	seq = apply(t, &op, NULL, 0, 0);
+	atomic_fetch_add_explicit(&run->hotplug_seq, 1, memory_order_acq_rel);
+	stress_takedown_end(run, cpu);
+	return seq ? 0 : 1;
 }
 
 /*
@@ -403,6 +432,27 @@ const struct stress_mix_entry stress_mix_default[] = {
 	{"kswapd",
 	 "a thread waking kswapd, stepping it (pressure thresholds) and putting it to sleep", 1,
 	 MIX_SERVICE, 0, run_kswapd},
+	{"pcpu-add", "percpu_counter_add_batch on c0..c15 as this CPU", 2, MIX_WORKER_OP,
+	 MM_OP_PCPU_ADD, stress_run_pcpu_add},
+	{"pcpu-compare", "__percpu_counter_compare: the read, or the sum when near", 1,
+	 MIX_WORKER_OP, MM_OP_PCPU_COMPARE, stress_run_pcpu_compare},
+	{"pcpu-sync", "percpu_counter_sync: fold this CPU's local", 1, MIX_WORKER_OP,
+	 MM_OP_PCPU_SYNC, stress_run_pcpu_sync},
+	{"mmap", "mmap on a shared mm: vm_committed_as charge, rss faulted in", 1, MIX_WORKER_OP,
+	 MM_OP_MMAP, stress_run_mm_op},
+	{"brk", "brk on a shared mm: as mmap, anonymous", 1, MIX_WORKER_OP, MM_OP_BRK,
+	 stress_run_mm_op},
+	{"munmap", "munmap: rss and the charge given back", 1, MIX_WORKER_OP, MM_OP_MUNMAP,
+	 stress_run_mm_op},
+	{"fork", "fork: the rss counters' init_many, the parent's charge copied", 1, MIX_WORKER_OP,
+	 MM_OP_FORK, stress_run_mm_op},
+	{"exit", "exit: the charge given back, check_mm's sums", 1, MIX_WORKER_OP, MM_OP_EXIT,
+	 stress_run_mm_op},
+	{"overcommit", "a thread switching vm.overcommit_memory (NEVER syncs every CPU)", 1,
+	 MIX_SERVICE, 0, stress_run_overcommit},
+	{"isolate",
+	 "a thread offlining and onlining pageblocks and taking them with alloc_contig_range", 1,
+	 MIX_SERVICE, 0, stress_run_isolate},
 };
 const unsigned int stress_mix_len = sizeof(stress_mix_default) / sizeof(stress_mix_default[0]);
 
@@ -701,7 +751,9 @@ void *stress_service_main(void *arg)
 			stress_total_ops(run) * run->o.weights[e] / run->total_weight;
 		/* A burst at most per wake-up: a slow wake must not become a storm. */
 		for (unsigned int i = 0; steps < due && i < 64 && !quiesce_requested(run); i++) {
+			stress_service_step_begin(t);
 			t->service->run(t, NULL, NULL);
+			stress_service_step_end(t);
 			steps++;
 			t->mix_ran[e]++;
 		}
@@ -734,6 +786,7 @@ static struct stress_thread *thread_new(struct stress_run *run, unsigned int idx
 	mm_prog_init(&t->prog);
 	t->prog.cfg = run->cfg;
 	pthread_mutex_init(&t->inbox_lock, NULL);
+	pthread_mutex_init(&t->cpu_lock, NULL);
 	for (unsigned int i = 0; i < STRESS_MAX_HANDLES; i++)
 		t->chunk[i].pfn = -1;
 	t->svc_zone = service && service->run == run_deferred_init ? 0 : -1;
@@ -774,6 +827,7 @@ void stress_threads_destroy(struct stress_run *run)
 		struct stress_thread *t = run->t[i];
 		mm_prog_free(&t->prog);
 		pthread_mutex_destroy(&t->inbox_lock);
+		pthread_mutex_destroy(&t->cpu_lock);
 		stress_host_free(t, sizeof(*t), t->placed);
 		run->t[i] = NULL;
 	}
