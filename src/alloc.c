@@ -132,8 +132,13 @@ unsigned int alloc_flags_nofragment(const struct zone *zone, unsigned int gfp)
 
 	if (!zone || zone->type != ZONE_NORMAL)
 		return alloc_flags;
+	/*
+	 * populated_zone(), by the managed count: memory hotplug changes
+	 * present_pages under locks an allocation does not take (the model's
+	 * online_pages() under threads), the managed count atomically.
+	 */
 	if (zone->sim->nr_nodes > 1 &&
-	    !populated_zone(&zone->sim->node_data[zone->node]->node_zones[ZONE_DMA32]))
+	    !managed_zone(&zone->sim->node_data[zone->node]->node_zones[ZONE_DMA32]))
 		return alloc_flags;
 	return alloc_flags | ALLOC_NOFRAGMENT;
 }

@@ -261,8 +261,7 @@ void refresh_cpu_vm_stats(struct mm_sim *sim, unsigned int cpu)
 {
 	for_each_zone(sim, z) {
 		drain_zonestat(z, cpu);
-		if (populated_zone(z))
-			decay_pcp_high(z, cpu);
+		decay_pcp_high(z, cpu); /* zones with pagesets: the populated ones */
 	}
 }
 

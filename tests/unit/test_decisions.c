@@ -851,6 +851,7 @@ START_TEST(test_nofragment_table)
 		struct mm_sim *sim = sim_new(&cfg);
 		struct zone *zones = sim->node_data[0]->node_zones;
 		uint64_t present = zones[ZONE_DMA32].present_pages;
+		long managed = atomic_long_read(&zones[ZONE_DMA32].managed_pages);
 
 		for (int zt = ZONE_DMA; zt <= ZONE_MOVABLE; zt++)
 			for (int dma32 = 0; dma32 < 2; dma32++)
@@ -858,6 +859,8 @@ START_TEST(test_nofragment_table)
 					unsigned int gfp = MM_GFP_DIRECT_RECLAIM |
 							   (kswapd ? MM_GFP_KSWAPD_RECLAIM : 0);
 					zones[ZONE_DMA32].present_pages = dma32 ? present : 0;
+					atomic_long_set(&zones[ZONE_DMA32].managed_pages,
+							dma32 ? managed : 0);
 					unsigned int want = kswapd ? ALLOC_KSWAPD : 0;
 					if (zt == ZONE_NORMAL && (nodes == 1 || dma32))
 						want |= ALLOC_NOFRAGMENT;
@@ -869,6 +872,7 @@ START_TEST(test_nofragment_table)
 						      kswapd, got, want);
 				}
 		zones[ZONE_DMA32].present_pages = present;
+		atomic_long_set(&zones[ZONE_DMA32].managed_pages, managed);
 		mm_sim_destroy(sim);
 	}
 }
