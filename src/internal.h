@@ -830,6 +830,9 @@ unsigned long _mm_pcpu_check_counter(struct mm_sim *sim, struct percpu_counter *
 				     const char *what, int idx);
 /* The same for a group of nr counters (at most MM_MAX_PCPU_COUNTERS): true if all hold. */
 bool _mm_pcpu_group_ok(struct mm_sim *sim, struct percpu_counter *fbc, unsigned int nr);
+/* Checker: INV-PCPU-SYNC, given what count and cpu's local held before the sync. */
+void _mm_pcpu_check_synced(struct mm_sim *sim, const struct percpu_counter *fbc, unsigned int cpu,
+			   int64_t count_before, int32_t local_before, const char *what, int idx);
 int _mm_pcpu_state_reset(struct mm_sim *sim);
 void _mm_pcpu_state_destroy(struct mm_sim *sim);
 

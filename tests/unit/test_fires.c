@@ -140,6 +140,34 @@ static struct mm_sim *fire_pcpu_sum_sync(struct vfirst *r, struct where *w)
 	return sim;
 }
 
+/* Counter 0's count lost 5 behind the ledger's back: the next sum must say so. */
+static struct mm_sim *fire_pcpu_sum_exact(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+
+	mm_set_current_cpu(0);
+	mm_pcpu_set(sim, 0, 10);
+	sim->pcc->ctr[0].count -= 5;
+	*w = (struct where){-1, -1, 0, -1, true, 10};
+	record(sim, r);
+	ck_assert_int_eq(mm_pcpu_sum(sim, 0), 5);
+	return sim;
+}
+
+/* A sync that left cpu0's local of 3 where it was: the check's before-image says it held 3. */
+static struct mm_sim *fire_pcpu_sync(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct percpu_counter *fbc = &sim->pcc->ctr[0];
+
+	mm_set_current_cpu(0);
+	mm_pcpu_add(sim, 0, 3, 32);
+	*w = (struct where){-1, -1, 0, -1, true, 3};
+	record(sim, r);
+	_mm_pcpu_check_synced(sim, fbc, 0, fbc->count, fbc->counters[0], "c", 0);
+	return sim;
+}
+
 /*
  * OVERCOMMIT_NEVER admits on a read far below the exact total: the exact
  * total already sits at the commit limit, the counter says 0.
@@ -287,6 +315,8 @@ static const struct {
 	{"INV-COMMIT-DRIFT", fire_commit_drift},
 	{"INV-VMSTAT-DRIFT", fire_vmstat_drift},
 	{"INV-VMSTAT-PRESSURE", fire_vmstat_pressure},
+	{"INV-PCPU-SUM-EXACT", fire_pcpu_sum_exact},
+	{"INV-PCPU-SYNC", fire_pcpu_sync},
 };
 
 START_TEST(test_fires)
