@@ -995,6 +995,10 @@ bool compact_check_round(struct compact_control *cc);
 void compact_check_fast_found(struct compact_control *cc, uint64_t block_pfn,
 			      unsigned long scanned_past_test);
 void compact_check_defer(struct zone *zone);
+/* oracle_compact_free.c: after isolate_freepages()'s linear scan, from its before-image */
+void _mm_oracle_free_scan(struct compact_control *cc, uint64_t start_pfn, long isolated_before);
+/* oracle_compact_free.c: before each free block a scanner isolates */
+void _mm_oracle_free_take(struct compact_control *cc, uint64_t pfn, unsigned int order);
 void compact_check_migrated(struct mm_sim *sim, const struct mm_handle *h, uint64_t dst,
 			    uint32_t owner);
 

@@ -169,6 +169,58 @@ static struct mm_sim *fire_pcpu_sync(struct vfirst *r, struct where *w)
 }
 
 /*
+ * The 64-page zone all allocated order-0 (pcp off), then pfn 57 freed: a
+ * lone free page in the MOVABLE pageblock 56..59. A control for the free
+ * scanner's oracle, one target wanted.
+ */
+static struct mm_sim *free_scanner_sim(struct compact_control *cc)
+{
+	struct mm_sim *sim = small(1);
+	uint32_t gen[64];
+
+	sim->serial = true; /* the oracle judges serial runs */
+	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
+	for (int i = 0; i < 64; i++)
+		ck_assert_int_eq(mm_alloc_pages(sim, 0, GFP_MOV, -1, (uint32_t)i, &gen[i]), i);
+	mm_free_pages(sim, 57, 0, 57, gen[57]);
+	*cc = (struct compact_control){.zone = zone_of(sim, 0, ZONE_NORMAL),
+				       .freepages = sim->compact->freepages,
+				       .nr_migratepages = 1,
+				       .mode = MM_MIGRATE_SYNC_LIGHT};
+	return sim;
+}
+
+/* A sync scan from pfn 56 claims to have met the migration scanner at 0: it passed pfn 57. */
+static struct mm_sim *fire_compact_free_scan(struct vfirst *r, struct where *w)
+{
+	struct compact_control cc;
+	struct mm_sim *sim = free_scanner_sim(&cc);
+
+	cc.free_pfn = 0;
+	*w = (struct where){0, ZONE_NORMAL, 0, 57, true, 0};
+	record(sim, r);
+	_mm_oracle_free_scan(&cc, 56, 0);
+	return sim;
+}
+
+/* A scan that hands out pfn 58 as a target: an allocated page, never isolated. */
+static struct mm_sim *fire_compact_free_target(struct vfirst *r, struct where *w)
+{
+	struct compact_control cc;
+	struct mm_sim *sim = free_scanner_sim(&cc);
+
+	cc.freepages[0] = 58;
+	cc.nr_freepages = 1;
+	cc.free_pfn = 56;
+	zone_of(sim, 0, ZONE_NORMAL)->nr_isolated_free++;
+	*w = (struct where){0, ZONE_NORMAL, 0, 58, true, PG_ALLOC};
+	record(sim, r);
+	_mm_oracle_free_scan(&cc, 60, 0);
+	zone_of(sim, 0, ZONE_NORMAL)->nr_isolated_free--;
+	return sim;
+}
+
+/*
  * OVERCOMMIT_NEVER admits on a read far below the exact total: the exact
  * total already sits at the commit limit, the counter says 0.
  */
@@ -317,6 +369,8 @@ static const struct {
 	{"INV-VMSTAT-PRESSURE", fire_vmstat_pressure},
 	{"INV-PCPU-SUM-EXACT", fire_pcpu_sum_exact},
 	{"INV-PCPU-SYNC", fire_pcpu_sync},
+	{"INV-COMPACT-FREE-SCAN", fire_compact_free_scan},
+	{"INV-COMPACT-FREE-TARGET", fire_compact_free_target},
 };
 
 START_TEST(test_fires)
