@@ -199,6 +199,16 @@ fail:
 	return NULL;
 }
 
+/* A finding of the dump, not an error of the model: a note on stderr, the exit status kept. */
+static void print_finding(const struct mm_violation *v, void *arg)
+{
+	char line[512];
+
+	(void)arg;
+	mm_violation_format(v, line, sizeof(line));
+	fprintf(stderr, "mmfuzz shape: finding: %s\n", line);
+}
+
 int cmd_shape(int argc, char **argv)
 {
 	struct shape_args a;
@@ -218,7 +228,8 @@ int cmd_shape(int argc, char **argv)
 	ret = mm_config_from_zoneinfo(text, a.cpus, a.cpus_per_node_arg ? a.cpus_per_node : NULL,
 				      a.nr_cpus_per_node, &cfg, err, sizeof(err));
 	nr_zones = mm_zoneinfo_nr_zones(text);
-	free(text);
+	if (ret)
+		free(text);
 	if (ret == MM_ZONEINFO_ECPUS)
 		return cli_usage_error("shape: %s: %s",
 				       a.cpus_per_node_arg ? "--cpus-per-node" : "--cpus", err);
@@ -231,12 +242,19 @@ int cmd_shape(int argc, char **argv)
 
 	sim = mm_sim_create();
 	if (!sim || mm_sim_init(sim, &cfg, -1)) {
+		free(text);
 		mm_sim_destroy(sim);
 		/* The config is valid here: only the memmap, a descriptor per pfn, can fail. */
 		return cli_usage_error("shape: out of memory for %llu page descriptors",
 				       (unsigned long long)mm_config_max_pfn(&cfg));
 	}
 	mm_print_zoneinfo_zones(stdout, sim, nr_zones);
+	/* With the machine's min_free_kbytes given, marks that differ are the dump's staleness. */
+	if (a.min_free_kbytes) {
+		mm_sim_set_violation_handler(sim, print_finding, NULL);
+		mm_zoneinfo_check_marks(sim, text);
+	}
+	free(text);
 	mm_sim_destroy(sim);
 	if (fflush(stdout) || ferror(stdout))
 		return cli_usage_error("shape: cannot write the output");
