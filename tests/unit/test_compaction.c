@@ -714,6 +714,23 @@ START_TEST(test_compact_stats_reset)
 }
 END_TEST
 
+/* Compaction needs one thread: on a machine that is not serial every compaction op is skipped. */
+START_TEST(test_compaction_ops_need_serial)
+{
+	static const uint8_t kinds[] = {MM_OP_COMPACT, MM_OP_KCOMPACTD, MM_OP_RESET_SKIP,
+					MM_OP_FILL, MM_OP_FREE_PATTERN};
+	struct mm_sim *sim = compaction_sim(0, 64, NULL);
+
+	sim->serial = false;
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+		struct mm_op op = {.kind = kinds[i]};
+		ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 1);
+	}
+	ck_assert_uint_eq(mm_fill_live(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *compaction_suite(void)
 {
 	Suite *s = suite_create("compaction");
@@ -745,6 +762,7 @@ static Suite *compaction_suite(void)
 	tcase_add_test(tc, test_fill_pool_reuse);
 	tcase_add_test(tc, test_handle_of_block_bounds);
 	tcase_add_test(tc, test_compact_stats_reset);
+	tcase_add_test(tc, test_compaction_ops_need_serial);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("variants");

@@ -475,6 +475,8 @@ START_TEST(test_zoneinfo_stale_managed)
 	sim_record(sim, &vr);
 	ck_assert_uint_eq(mm_zoneinfo_check_marks(sim, text), 1);
 	ck_assert(vrec_has(&vr, "INV-ZONEINFO-STALE-MANAGED"));
+	/* a text it cannot read: no finding */
+	ck_assert_uint_eq(mm_zoneinfo_check_marks(sim, "no zoneinfo\n"), 0);
 	ck_assert_uint_ne(sim->node_data[0]->node_zones[ZONE_NORMAL]._watermark[WMARK_MIN],
 			  at_setup[WMARK_MIN]);
 	mm_sim_destroy(sim);
