@@ -167,7 +167,10 @@ START_TEST(test_fold_boundary)
 }
 END_TEST
 
-/* 20 on each of 2 CPUs under batch 32: read 0, sum 40; compare uses the sum within 32 * 2. */
+/*
+ * 20 on each of 2 CPUs under batch 32: read 0, sum 40; compare uses the
+ * sum within 32 * 2, the bound included (the read answers only past it).
+ */
 START_TEST(test_compare)
 {
 	struct mm_sim *sim = counters_sim(2, NULL);
@@ -183,10 +186,13 @@ START_TEST(test_compare)
 	ck_assert_int_eq(mm_pcpu_compare(sim, 3, 40, 32), 0);
 	ck_assert_int_eq(mm_pcpu_compare(sim, 3, 41, 32), -1);
 	ck_assert_uint_eq(cstats(sim).pcpu_sums, sums + 3);
+	/* |0 - 64| = 64 is not > 64: the sum answers (1 sum more) */
+	ck_assert_int_eq(mm_pcpu_compare(sim, 3, 64, 32), -1);
+	ck_assert_uint_eq(cstats(sim).pcpu_sums, sums + 4);
 	/* |0 - (-100)| > 64: the read answers, no sum */
 	ck_assert_int_eq(mm_pcpu_compare(sim, 3, -100, 32), 1);
-	ck_assert_uint_eq(cstats(sim).pcpu_sums, sums + 3);
-	ck_assert_uint_eq(cstats(sim).pcpu_sum_cpus_read, 2 * (sums + 3));
+	ck_assert_uint_eq(cstats(sim).pcpu_sums, sums + 4);
+	ck_assert_uint_eq(cstats(sim).pcpu_sum_cpus_read, 2 * (sums + 4));
 	ck_assert_uint_eq(mm_sim_violations(sim), 0);
 	mm_sim_destroy(sim);
 }
