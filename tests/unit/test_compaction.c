@@ -731,6 +731,40 @@ START_TEST(test_compaction_ops_need_serial)
 }
 END_TEST
 
+/*
+ * The free scanners' per-isolation rule (INV-COMPACT-FREE-TARGET): a block
+ * taken is a free page of its order, taken while targets are short. pfn 5
+ * is allocated; pfn 9 is free but the one target wanted is already held.
+ */
+START_TEST(test_free_take_oracle)
+{
+	struct mm_sim *sim = compaction_sim(0, 64, NULL);
+	uint32_t gen[64];
+	struct vrec vr;
+	struct compact_control cc = {.zone = normal(sim), .nr_migratepages = 1};
+
+	for (int i = 0; i < 64; i++)
+		ck_assert_int_eq(mm_alloc_pages(sim, 0, MM_GFP_KERNEL | MM_GFP_MOVABLE, -1,
+						(uint32_t)i, &gen[i]),
+				 i);
+	mm_free_pages(sim, 9, 0, 9, gen[9]);
+	vrec_init(&vr);
+	sim_record(sim, &vr);
+	_mm_oracle_free_take(&cc, 9, 0);
+	ck_assert_uint_eq(vr.n, 0);
+	_mm_oracle_free_take(&cc, 9, 1); /* the wrong order */
+	ck_assert_uint_eq(vr.n, 1);
+	_mm_oracle_free_take(&cc, 5, 0); /* not free */
+	ck_assert_uint_eq(vr.n, 2);
+	cc.nr_freepages = 1; /* the targets suffice */
+	_mm_oracle_free_take(&cc, 9, 0);
+	ck_assert_uint_eq(vr.n, 3);
+	for (unsigned int k = 0; k < vr.n; k++)
+		ck_assert_str_eq(vr.id[k], "INV-COMPACT-FREE-TARGET");
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *compaction_suite(void)
 {
 	Suite *s = suite_create("compaction");
@@ -763,6 +797,7 @@ static Suite *compaction_suite(void)
 	tcase_add_test(tc, test_handle_of_block_bounds);
 	tcase_add_test(tc, test_compact_stats_reset);
 	tcase_add_test(tc, test_compaction_ops_need_serial);
+	tcase_add_test(tc, test_free_take_oracle);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("variants");
