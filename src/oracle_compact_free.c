@@ -15,9 +15,10 @@
  *                            compaction was still short of targets
  *   INV-COMPACT-FREE-SCAN    a scan short of targets ends below low (the
  *                            scanners met) or at the free page the
- *                            watermark refused; and in a sync scan (stride
- *                            1) no block it passed over whole, suitable and
- *                            not marked skip, still holds a free page
+ *                            watermark refused; and no block it passed over
+ *                            whole at stride 1 (the checker follows the
+ *                            adaptive stride), suitable and not marked
+ *                            skip, still holds a free page
  *
  * Run after the linear scan only (a fast-search hit returns before it).
  * Cost: O(pages between where the scan started and where it stopped), the
