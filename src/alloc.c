@@ -14,25 +14,28 @@
  * ---------------------------------------------------------------------- */
 
 /*
- * models build_zonelists(): the local node first, then the others in the
- * order find_next_best_node() picks for equidistant nodes (those above the
- * local one before those below); in each node, highest zone first. Only
- * zones with managed pages are listed.
+ * models __build_all_zonelists() and build_zonelists(): the nodes in the
+ * order find_next_best_node() picks (topology.c: the local node first
+ * unless memoryless, then by distance); in each node, highest zone first.
+ * Only zones with managed pages are listed.
  */
 void _mm_build_zonelists(struct mm_sim *sim)
 {
+	unsigned int node_load[MM_MAX_NODES] = {0}, order[MM_MAX_NODES];
+
 	for (unsigned int n = 0; n < sim->nr_nodes; n++) {
 		struct pglist_data *pgdat = sim->node_data[n];
 		unsigned int nr = 0, nr_local = 0;
+		unsigned int nr_order = _mm_zonelist_node_order(sim, n, node_load, order);
 
-		for (unsigned int k = 0; k < sim->nr_nodes; k++) {
-			struct pglist_data *other = sim->node_data[(n + k) % sim->nr_nodes];
+		for (unsigned int k = 0; k < nr_order; k++) {
+			struct pglist_data *other = sim->node_data[order[k]];
 			for (int zt = MAX_NR_ZONES - 1; zt >= 0; zt--) {
 				struct zone *z = &other->node_zones[zt];
 				if (!managed_zone(z))
 					continue;
 				pgdat->zonelist[nr++] = z;
-				if (k == 0)
+				if (order[k] == n)
 					pgdat->zonelist_nofallback[nr_local++] = z;
 			}
 		}
@@ -283,11 +286,13 @@ static bool unreserve_highatomic_pageblock(struct mm_sim *sim, const struct allo
 			 * one pageblock off and left the count above the blocks).
 			 */
 			uint64_t size = (UINT64_C(1) << o) > nr_pb ? UINT64_C(1) << o : nr_pb;
+			/* WRITE_ONCE: reserve_highatomic_pageblock() reads it unlocked. */
 			if (mt == MIGRATE_HIGHATOMIC)
-				zone->nr_reserved_highatomic -=
-					zone->nr_reserved_highatomic < size
-						? zone->nr_reserved_highatomic
-						: (unsigned long)size;
+				WRITE_ONCE(zone->nr_reserved_highatomic,
+					   zone->nr_reserved_highatomic -
+						   (zone->nr_reserved_highatomic < size
+							    ? zone->nr_reserved_highatomic
+							    : (unsigned long)size));
 			if (o < sim->pageblock_order) {
 				/* Reserving it succeeded, so it does not cross the zone edge. */
 				__move_freepages_block(zone, start, mt, ac->migratetype);

@@ -545,11 +545,11 @@ static inline uint32_t page_word(const struct page *page)
 
 static inline uint32_t page_tag_mask(void)
 {
-	struct page t = {.state = 0xff, .order = 0xff, .zone_id = 0xff};
+	struct page t = {.state = 0xff, .order = 0xff, .zone_id = 0xffff};
 	return page_word(&t);
 }
 
-static inline uint32_t tail_tag(int tail_state, uint8_t zone_id)
+static inline uint32_t tail_tag(int tail_state, uint16_t zone_id)
 {
 	struct page t = {.state = (uint8_t)tail_state, .zone_id = zone_id};
 	return page_word(&t) & page_tag_mask();

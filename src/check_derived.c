@@ -182,6 +182,9 @@ static int rule_percpu_counter_batch(const struct mm_sim *sim)
 /* models mm_compute_batch(): RAM per present CPU / 4 (/ 256 under NEVER), at least max(2n, 32) */
 static int rule_commit_batch(unsigned int present, unsigned long ram, int policy)
 {
+	const struct mm_policy *plugin = _mm_policy_plugin();
+	if (plugin && plugin->mm_compute_batch) /* the batch under test is the plugin's */
+		return plugin->mm_compute_batch(present, ram, policy);
 	unsigned long n = present ? present : 1;
 	unsigned long floor = 2 * n < 32 ? 32 : 2 * n;
 	unsigned long per_cpu = ram / n / (policy == MM_OVERCOMMIT_NEVER ? 256 : 4);
@@ -310,7 +313,7 @@ MM_SCAN unsigned long _mm_derived_check_vmstat(struct mm_sim *sim)
 		}
 		for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
 			int8_t t = READ_ONCE(z->per_cpu_zonestats[cpu].stat_threshold);
-			if (!cpu_online(sim, cpu) || t == d->threshold)
+			if (t == d->threshold || !cpu_online(sim, cpu))
 				continue;
 			zreport(z, "INV-DERIVED-VMSTAT-THRESH", (int)cpu, d->threshold, t,
 				"stat_threshold is not the %s threshold of the last recompute",

@@ -21,6 +21,8 @@
 
 #define OVERCOMMIT_RATIO 50
 
+static unsigned long check_commit_drift(struct mm_sim *sim);
+
 static int min_int(int a, int b)
 {
 	return a < b ? a : b;
@@ -41,7 +43,7 @@ int mm_compute_batch_for(unsigned int nr_present_cpus, unsigned long ram_pages, 
 static void mm_compute_batch(struct mm_sim *sim, int policy)
 {
 	WRITE_ONCE(sim->pcc->vm_committed_as_batch,
-		   mm_compute_batch_for(sim->nr_cpus, sim->pcc->totalram, policy));
+		   sim->policy.mm_compute_batch(sim->nr_cpus, sim->pcc->totalram, policy));
 }
 
 /* The batch vm_committed_as adds with: pcpu-batch-2ncpu is Tim Chen's "before" (pre-3.11). */
@@ -69,6 +71,16 @@ int _mm_committed_init(struct mm_sim *sim)
 	return percpu_counter_init(sim, &s->vm_committed_as, 0);
 }
 
+/* The checker's never_bound only grows between switches: a max other CPUs race. */
+static void never_bound_at_least(struct pcpu_state *s, int batch)
+{
+	int old = READ_ONCE(s->never_bound);
+
+	while (batch > old && !__atomic_compare_exchange_n(&s->never_bound, &old, batch, false,
+							   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 void vm_acct_memory(struct mm_sim *sim, long pages)
 {
 	struct pcpu_state *s = sim->pcc;
@@ -76,8 +88,8 @@ void vm_acct_memory(struct mm_sim *sim, long pages)
 
 	/* the checker's ledger first, then the kernel's counter */
 	__atomic_fetch_add(&s->vm_committed_as.truth, (int64_t)pages, __ATOMIC_RELAXED);
-	if (READ_ONCE(s->sysctl_overcommit_memory) == MM_OVERCOMMIT_NEVER && batch > s->never_bound)
-		s->never_bound = batch;
+	if (READ_ONCE(s->sysctl_overcommit_memory) == MM_OVERCOMMIT_NEVER)
+		never_bound_at_least(s, batch);
 	pcc_stat(s, committed_adds, 1);
 	if (percpu_counter_add_batch(sim, &s->vm_committed_as, pages, batch))
 		pcc_stat(s, committed_folds, 1);
@@ -102,14 +114,24 @@ static void check_never_admission(struct mm_sim *sim, long allowed, long pages)
 {
 	struct pcpu_state *s = sim->pcc;
 	int64_t exact = READ_ONCE(s->vm_committed_as.truth);
-	int64_t limit = allowed - 1 + (int64_t)(s->never_bound - 1) * mm_num_online_cpus(sim);
+	int64_t limit =
+		allowed - 1 + (int64_t)(READ_ONCE(s->never_bound) - 1) * mm_num_online_cpus(sim);
 
-	if (exact > limit)
+	/* Under threads other CPUs' charges in flight count in exact too. */
+	if (sim->serial && exact > limit)
 		mm_report_violation(
 			sim, "INV-COMMIT-NEVER", -1, -1, smp_processor_id(), -1, limit, exact,
 			"OVERCOMMIT_NEVER admitted %ld pages: committed %lld > allowed "
 			"%ld - 1 + (batch %d - 1) x %u online CPUs",
 			pages, (long long)exact, allowed, s->never_bound, mm_num_online_cpus(sim));
+}
+
+/* This thread's last verdict, for the stress harness's ledger (mm_vm_enough_last). */
+_Thread_local int _mm_vm_enough_last;
+
+int mm_vm_enough_last(void)
+{
+	return _mm_vm_enough_last;
 }
 
 /*
@@ -124,6 +146,7 @@ int __vm_enough_memory(struct mm_sim *sim, unsigned long total_vm, long pages, b
 	int policy = READ_ONCE(s->sysctl_overcommit_memory);
 	long allowed, reserve;
 
+	_mm_vm_enough_last = 0;
 	vm_acct_memory(sim, pages);
 	if (policy == MM_OVERCOMMIT_ALWAYS)
 		return 0;
@@ -144,14 +167,20 @@ int __vm_enough_memory(struct mm_sim *sim, unsigned long total_vm, long pages, b
 error:
 	vm_unacct_memory(sim, pages);
 	pcc_stat(s, vm_enough_refused, 1);
+	_mm_vm_enough_last = -ENOMEM;
 	return -ENOMEM;
 }
 
 int mm_vm_enough_memory(struct mm_sim *sim, unsigned long total_vm, long pages, bool cap_sys_admin)
 {
-	int ret = __vm_enough_memory(sim, total_vm, pages, cap_sys_admin);
+	int ret;
 
-	_mm_committed_check(sim);
+	if (!pcpu_preempt_disable(sim))
+		return -ENOMEM;
+	ret = __vm_enough_memory(sim, total_vm, pages, cap_sys_admin);
+	pcpu_preempt_enable(sim);
+	if (sim->serial)
+		_mm_committed_check(sim);
 	return ret;
 }
 
@@ -176,11 +205,14 @@ int mm_set_overcommit_memory(struct mm_sim *sim, int policy)
 	} else {
 		mm_compute_batch(sim, policy);
 		if (policy == MM_OVERCOMMIT_NEVER) {
+			/* schedule_on_each_cpu(): each sync runs as its CPU, between its ops */
 			for (unsigned int c = 0; c < sim->nr_cpus; c++) {
 				if (!mm_cpu_is_online(sim, (int)c))
 					continue;
 				mm_set_current_cpu((int)c);
+				spin_lock(&s->cpu_lock[c]);
 				percpu_counter_sync(sim, &s->vm_committed_as);
+				spin_unlock(&s->cpu_lock[c]);
 			}
 			mm_set_current_cpu(cpu);
 		}
@@ -188,9 +220,16 @@ int mm_set_overcommit_memory(struct mm_sim *sim, int policy)
 	}
 	/* the checker: what the kernel promises from here on, whatever the model did */
 	if (policy == MM_OVERCOMMIT_NEVER)
-		s->never_bound = mm_compute_batch_for(sim->nr_cpus, s->totalram, policy);
+		WRITE_ONCE(s->never_bound, mm_compute_batch_for(sim->nr_cpus, s->totalram, policy));
 	pthread_mutex_unlock(&sim->hotplug_lock);
-	_mm_committed_check(sim);
+	/*
+	 * Under threads only the drift holds while other CPUs add: every op
+	 * runs under its CPU's cpu_lock, which the sync took in turn.
+	 */
+	if (sim->serial)
+		_mm_committed_check(sim);
+	else
+		check_commit_drift(sim);
 	return 0;
 }
 
@@ -214,33 +253,51 @@ long long mm_vm_committed_sum(struct mm_sim *sim)
 	return __percpu_counter_sum(sim, &sim->pcc->vm_committed_as);
 }
 
+long long mm_vm_committed_local(const struct mm_sim *sim, int cpu)
+{
+	const struct percpu_counter *fbc = &sim->pcc->vm_committed_as;
+
+	if (cpu < 0 || (unsigned int)cpu >= sim->nr_cpus || !fbc->counters)
+		return 0;
+	return READ_ONCE(fbc->counters[(size_t)cpu * fbc->stride]);
+}
+
 /*
  * INV-COMMIT-DRIFT: under NEVER no CPU's local of vm_committed_as exceeds
  * the NEVER batch - 1 (or the largest batch added with since the switch):
  * what the switch's sync guarantees, and what __vm_enough_memory's read
- * relies on. Plus the counter's own INV-PCPU-SUM and INV-PCPU-DRIFT.
+ * relies on. _mm_committed_check() adds the counter's own INV-PCPU-SUM
+ * and INV-PCPU-DRIFT.
  */
-unsigned long _mm_committed_check(struct mm_sim *sim)
+static unsigned long check_commit_drift(struct mm_sim *sim)
 {
 	struct pcpu_state *s = sim->pcc;
 	struct percpu_counter *fbc = &s->vm_committed_as;
-	unsigned long bad = _mm_pcpu_check_counter(sim, fbc, "vm_committed_as", 0);
+	int never_bound = READ_ONCE(s->never_bound);
+	unsigned long bad = 0;
 
-	bad += _mm_derived_check_counters(sim);
 	if (!fbc->counters || READ_ONCE(s->sysctl_overcommit_memory) != MM_OVERCOMMIT_NEVER)
 		return bad;
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
 		int32_t l = READ_ONCE(fbc->counters[(size_t)cpu * fbc->stride]);
 		int64_t mag = l < 0 ? -(int64_t)l : l;
 
-		if (mag > s->never_bound - 1) {
+		if (mag > never_bound - 1) {
 			mm_report_violation(sim, "INV-COMMIT-DRIFT", -1, -1, (int)cpu, -1,
-					    s->never_bound - 1, l,
+					    never_bound - 1, l,
 					    "OVERCOMMIT_NEVER: cpu%u's local of vm_committed_as is "
 					    "%d, the NEVER batch is %d",
-					    cpu, l, s->never_bound);
+					    cpu, l, never_bound);
 			bad++;
 		}
 	}
 	return bad;
+}
+
+unsigned long _mm_committed_check(struct mm_sim *sim)
+{
+	unsigned long bad =
+		_mm_pcpu_check_counter(sim, &sim->pcc->vm_committed_as, "vm_committed_as", 0);
+
+	return bad + _mm_derived_check_counters(sim) + check_commit_drift(sim);
 }

@@ -66,9 +66,10 @@ enum page_state {
 struct page {
 	uint8_t state;	  /* enum page_state */
 	uint8_t order;	  /* heads: block order */
-	uint8_t zone_id;  /* node * MAX_NR_ZONES + zone type */
+	uint16_t zone_id; /* node * MAX_NR_ZONES + zone type: 64 nodes need 9 bits */
 	uint8_t alloc_mt; /* allocated pages: migratetype of the request */
-	uint32_t spare;	  /* PG_PCP: the cpu; allocated heads: PAGE_MIGRATE_BUSY */
+	uint8_t pad;
+	uint16_t spare; /* PG_PCP: the cpu (< MM_MAX_CPUS); allocated heads: PAGE_MIGRATE_BUSY */
 	union {
 		struct { /* free: free_area or pcp list links, by pfn */
 			uint32_t next, prev;
@@ -80,6 +81,8 @@ struct page {
 };
 
 _Static_assert(sizeof(struct page) <= 16, "page descriptor must stay within 16 bytes");
+_Static_assert(MM_MAX_CPUS <= UINT16_MAX && MM_MAX_NODES * MAX_NR_ZONES < UINT16_MAX,
+	       "page->spare holds a cpu, page->zone_id a zone (0xffff: the tag mask)");
 
 #define PB_MIGRATETYPE_MASK 0x7u
 #define PB_SKIP		    0x8u
@@ -180,7 +183,7 @@ struct zone {
 	struct mm_sim *sim;
 	int node;
 	enum zone_type type;
-	uint8_t zone_id;
+	uint16_t zone_id;
 	uint64_t zone_start_pfn;
 	uint64_t spanned_pages;
 	uint64_t present_pages;
@@ -287,6 +290,9 @@ struct mm_policy {
 	/* At the block's first LRU page: test-and-set the bit; true: abort the block. */
 	bool (*compact_lru_skip)(struct compact_control *cc, uint64_t valid_pfn, uint64_t lru_pfn,
 				 bool *skip_updated);
+	/* vm_committed_as's batch per overcommit policy (models mm_compute_batch(), seed 003) */
+	int (*mm_compute_batch)(unsigned int nr_present_cpus, unsigned long ram_pages,
+				int overcommit_policy);
 };
 
 void _mm_policy_default(struct mm_policy *p);
@@ -404,6 +410,7 @@ struct mm_sim {
 	uint32_t nr_handles;
 	struct compact_state *compact; /* compaction scratch, fill pool, stats */
 	struct derived_shadow derived; /* the checker's, check_derived.c */
+	uint8_t *node_distance;	       /* nr_nodes^2 (mm_sim_set_node_distances), NULL: 10/20 */
 };
 
 /*
@@ -674,6 +681,13 @@ void account_freepages(struct zone *zone, long nr_pages, int mt);
 
 /* topology.c */
 void _mm_topology_init(struct mm_sim *sim);
+/*
+ * The nodes of local's fallback zonelist in build_zonelists()' order;
+ * node_load is the kernel's, zeroed once per rebuild of all zonelists.
+ * Returns how many.
+ */
+unsigned int _mm_zonelist_node_order(const struct mm_sim *sim, unsigned int local,
+				     unsigned int *node_load, unsigned int *order);
 
 /* report.c */
 void mm_report_violation(struct mm_sim *sim, const char *id, int node, int zone, int cpu,
@@ -763,7 +777,6 @@ struct pcpu_state {
 	 */
 	void *pcpu_cache[PCPU_CACHE_SLOTS];
 	size_t pcpu_cache_size[PCPU_CACHE_SLOTS];
-	unsigned int fail_countdown; /* the Nth next per-cpu allocation fails (0: none) */
 
 	struct percpu_counter vm_committed_as;
 	int vm_committed_as_batch;
@@ -773,7 +786,6 @@ struct pcpu_state {
 
 	struct percpu_counter ctr[MM_MAX_PCPU_COUNTERS];
 	struct mm_struct mm[MM_MAX_MMS];
-	bool in_fork;
 	/*
 	 * A counter op ran since the reset. Until then every local is 0, and
 	 * a hotplug fold or batch change cannot break what the checks check.
@@ -784,7 +796,37 @@ struct pcpu_state {
 	atomic_ullong committed_adds, committed_folds, vm_enough_refused;
 	atomic_ullong pcpu_allocs, pcpu_frees, list_lock_acquisitions;
 	atomic_ullong forks, forks_failed, exits, fork_pcpu_allocs, fork_list_locks;
+
+	/*
+	 * Threads (mmfuzz stress). pcpu_alloc_lock models pcpu_alloc_mutex:
+	 * the per-cpu allocator's cache and ledger. cpu_lock[c] models CPU
+	 * c's preempt_disable() as hotplug sees it: a counter op runs as c
+	 * holding it, and c's dead-CPU fold and the overcommit switch's sync
+	 * on c take it, so no fold of c's locals races an add on c (the
+	 * kernel's stop_machine waits out preempt-disabled sections).
+	 * mm_lock[m] models m's mmap_lock. Order: mm_lock, hotplug_lock,
+	 * cpu_lock, pcpu_alloc_lock, percpu_counters_lock, fbc->lock.
+	 */
+	spinlock_t pcpu_alloc_lock;
+	spinlock_t cpu_lock[MM_MAX_CPUS];
+	mm_mutex_t mm_lock[MM_MAX_MMS];
+	/* cpu_dying_mask: from before a CPU leaves the online mask until its locals are folded */
+	atomic_bool cpu_dying[MM_MAX_CPUS];
 };
+
+/*
+ * fork's failure injection (the Nth next per-cpu allocation of this fork
+ * fails, 0: none) and whether a fork is running: the calling thread's, as
+ * forks on other CPUs run at the same time.
+ */
+extern _Thread_local unsigned int _mm_pcpu_fail_countdown;
+extern _Thread_local bool _mm_pcpu_in_fork;
+
+/* The calling CPU's cpu_lock (above); false, and no lock held, when it is offline. */
+bool pcpu_preempt_disable(struct mm_sim *sim);
+void pcpu_preempt_enable(struct mm_sim *sim);
+/* Called before CPU hotplug clears cpu's online bit; percpu_counter_cpu_dead() ends it. */
+void percpu_counter_cpu_dying(struct mm_sim *sim, unsigned int cpu);
 
 #define pcc_stat(s, f, n) atomic_fetch_add_explicit(&(s)->f, (n), memory_order_relaxed)
 

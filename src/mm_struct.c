@@ -7,6 +7,14 @@
  * vm_committed_as and fault pages in, munmap and exit give them back, and
  * __mmdrop's check_mm wants every counter's exact sum at zero ("BUG: Bad
  * rss-counter state"). Also the executor's entry for the counter ops.
+ *
+ * Under threads each op holds its mms' mm_lock (mmap_lock: fork holds the
+ * child's and the parent's, in slot order) and then its CPU's cpu_lock, so
+ * an mm's counters and page tables change one op at a time while
+ * vm_committed_as and the percpu_counters list are shared by all CPUs.
+ * The checks of one mm's counters hold under its lock; those of
+ * vm_committed_as and of the per-cpu ledger need a quiescent machine and
+ * run per op in serial runs only.
  */
 #include "internal.h"
 
@@ -160,29 +168,65 @@ static void mmput(struct mm_sim *sim, struct mm_struct *mm, int idx)
 	mm->live = false;
 }
 
+/* The ops' locks (see the top): slot a's mm_lock, then b's (-1: none), then the CPU's. */
+static bool mm_op_lock(struct mm_sim *sim, int a, int b)
+{
+	struct pcpu_state *s = sim->pcc;
+	int lo = b >= 0 && b < a ? b : a, hi = lo == a ? b : a;
+
+	mutex_lock(&s->mm_lock[lo]);
+	if (hi >= 0 && hi != lo)
+		mutex_lock(&s->mm_lock[hi]);
+	if (pcpu_preempt_disable(sim))
+		return true;
+	if (hi >= 0 && hi != lo)
+		mutex_unlock(&s->mm_lock[hi]);
+	mutex_unlock(&s->mm_lock[lo]);
+	return false;
+}
+
+static void mm_op_unlock(struct mm_sim *sim, int a, int b)
+{
+	struct pcpu_state *s = sim->pcc;
+
+	pcpu_preempt_enable(sim);
+	if (b >= 0 && b != a)
+		mutex_unlock(&s->mm_lock[b]);
+	mutex_unlock(&s->mm_lock[a]);
+}
+
+/* The per-op checks of what every CPU shares: serial runs only (see the top). */
+static void check_shared(struct mm_sim *sim)
+{
+	if (!sim->serial)
+		return;
+	_mm_committed_check(sim);
+	_mm_mm_check_ledger(sim);
+}
+
 /*
  * models copy_mm() -> dup_mm(): mm_init(), then dup_mmap() charges the
  * parent's accountable mappings and copies its page tables (the child's
  * rss). A dup_mmap failure frees the half-built mm through mmput().
  */
-int mm_fork(struct mm_sim *sim, int child, int parent, unsigned int fail)
+static int fork_locked(struct mm_sim *sim, int child, int parent, unsigned int fail)
 {
 	struct pcpu_state *s = sim->pcc;
 	struct mm_struct *mm = mm_slot(sim, child), *p;
 
-	if (!mm || mm->live || parent < -1 || parent >= MM_MAX_MMS || fail > MM_FORK_FAIL_MAX)
+	if (mm->live)
 		return 1;
 	p = live_mm(sim, parent);
 	pcc_stat(s, forks, 1);
 	memset(mm, 0, sizeof(*mm));
-	s->in_fork = true;
-	s->fail_countdown = fail <= MM_FORK_FAIL_ALLOC5 ? fail : 0;
+	_mm_pcpu_in_fork = true;
+	_mm_pcpu_fail_countdown = fail <= MM_FORK_FAIL_ALLOC5 ? fail : 0;
 	if (mm_init(sim, mm)) {
-		s->fail_countdown = 0;
+		_mm_pcpu_fail_countdown = 0;
 		pcc_stat(s, forks_failed, 1);
 		goto out;
 	}
-	s->fail_countdown = 0;
+	_mm_pcpu_fail_countdown = 0;
 	mm->live = true;
 	if (fail == MM_FORK_FAIL_DUP_MMAP)
 		goto free_pt;
@@ -203,22 +247,40 @@ free_pt:
 	pcc_stat(s, forks_failed, 1);
 	mmput(sim, mm, child);
 out:
-	s->in_fork = false;
-	_mm_committed_check(sim);
-	_mm_mm_check_ledger(sim);
+	_mm_pcpu_in_fork = false;
 	return 0;
+}
+
+int mm_fork(struct mm_sim *sim, int child, int parent, unsigned int fail)
+{
+	int ret;
+
+	if (child < 0 || child >= MM_MAX_MMS || parent < -1 || parent >= MM_MAX_MMS ||
+	    fail > MM_FORK_FAIL_MAX)
+		return 1;
+	if (!mm_op_lock(sim, child, parent))
+		return 1;
+	ret = fork_locked(sim, child, parent, fail);
+	mm_op_unlock(sim, child, parent);
+	if (!ret)
+		check_shared(sim);
+	return ret;
 }
 
 int mm_exit(struct mm_sim *sim, int idx)
 {
-	struct mm_struct *mm = live_mm(sim, idx);
+	struct mm_struct *mm = mm_slot(sim, idx);
 
-	if (!mm)
+	if (!mm || !mm_op_lock(sim, idx, -1))
 		return 1;
+	if (!mm->live) {
+		mm_op_unlock(sim, idx, -1);
+		return 1;
+	}
 	pcc_stat(sim->pcc, exits, 1);
 	mmput(sim, mm, idx);
-	_mm_committed_check(sim);
-	_mm_mm_check_ledger(sim);
+	mm_op_unlock(sim, idx, -1);
+	check_shared(sim);
 	return 0;
 }
 
@@ -226,12 +288,12 @@ int mm_exit(struct mm_sim *sim, int idx)
  * mmap, brk, munmap
  * ---------------------------------------------------------------------- */
 
-/* A refused charge (-ENOMEM) is not a skip: the op ran, the kernel said no. */
-int mm_mmap(struct mm_sim *sim, int idx, unsigned long pages, int type, unsigned int flags)
+static int mmap_locked(struct mm_sim *sim, int idx, unsigned long pages, int type,
+		       unsigned int flags)
 {
 	struct mm_struct *mm = live_mm(sim, idx);
 
-	if (!mm || type < 0 || type >= NR_MM_COUNTERS)
+	if (!mm)
 		return 1;
 	if (flags & MM_MMAP_BRK)
 		type = MM_ANONPAGES;
@@ -243,16 +305,30 @@ int mm_mmap(struct mm_sim *sim, int idx, unsigned long pages, int type, unsigned
 		add_mm_counter(sim, mm, type, (long)pages);
 	}
 	check_mm_counters(sim, mm, idx);
-	_mm_committed_check(sim);
 	return 0;
 }
 
-int mm_munmap(struct mm_sim *sim, int idx, unsigned long pages, int type)
+/* A refused charge (-ENOMEM) is not a skip: the op ran, the kernel said no. */
+int mm_mmap(struct mm_sim *sim, int idx, unsigned long pages, int type, unsigned int flags)
+{
+	int ret;
+
+	if (idx < 0 || idx >= MM_MAX_MMS || type < 0 || type >= NR_MM_COUNTERS ||
+	    !mm_op_lock(sim, idx, -1))
+		return 1;
+	ret = mmap_locked(sim, idx, pages, type, flags);
+	mm_op_unlock(sim, idx, -1);
+	if (!ret && sim->serial)
+		_mm_committed_check(sim);
+	return ret;
+}
+
+static int munmap_locked(struct mm_sim *sim, int idx, unsigned long pages, int type)
 {
 	struct mm_struct *mm = live_mm(sim, idx);
 	unsigned long n, u;
 
-	if (!mm || type < 0 || type >= NR_MM_COUNTERS)
+	if (!mm)
 		return 1;
 	n = pages < mm->mapped[type] ? pages : mm->mapped[type];
 	u = n < mm->committed ? n : mm->committed;
@@ -264,8 +340,51 @@ int mm_munmap(struct mm_sim *sim, int idx, unsigned long pages, int type)
 		vm_unacct_memory(sim, (long)u);
 	mm->total_vm -= n < mm->total_vm ? n : mm->total_vm;
 	check_mm_counters(sim, mm, idx);
-	_mm_committed_check(sim);
 	return 0;
+}
+
+int mm_munmap(struct mm_sim *sim, int idx, unsigned long pages, int type)
+{
+	int ret;
+
+	if (idx < 0 || idx >= MM_MAX_MMS || type < 0 || type >= NR_MM_COUNTERS ||
+	    !mm_op_lock(sim, idx, -1))
+		return 1;
+	ret = munmap_locked(sim, idx, pages, type);
+	mm_op_unlock(sim, idx, -1);
+	if (!ret && sim->serial)
+		_mm_committed_check(sim);
+	return ret;
+}
+
+/* Under the mm's lock: its rss counter's exact sum, and one CPU's local of it. */
+long long mm_rss_sum(struct mm_sim *sim, int idx, int type)
+{
+	struct mm_struct *mm = mm_slot(sim, idx);
+	long long sum = 0;
+
+	if (!mm || type < 0 || type >= NR_MM_COUNTERS)
+		return 0;
+	mutex_lock(&sim->pcc->mm_lock[idx]);
+	if (mm->live)
+		sum = __percpu_counter_sum(sim, &mm->rss_stat[type]);
+	mutex_unlock(&sim->pcc->mm_lock[idx]);
+	return sum;
+}
+
+long long mm_rss_local(struct mm_sim *sim, int idx, int type, int cpu)
+{
+	struct mm_struct *mm = mm_slot(sim, idx);
+	long long l = 0;
+
+	if (!mm || type < 0 || type >= NR_MM_COUNTERS || cpu < 0 ||
+	    (unsigned int)cpu >= sim->nr_cpus)
+		return 0;
+	mutex_lock(&sim->pcc->mm_lock[idx]);
+	if (mm->live)
+		l = READ_ONCE(mm->rss_stat[type].counters[(size_t)cpu * mm->rss_stat[type].stride]);
+	mutex_unlock(&sim->pcc->mm_lock[idx]);
+	return l;
 }
 
 /* ------------------------------------------------------------------------
@@ -329,6 +448,11 @@ MM_NO_COVERAGE unsigned long _mm_counters_check_full(struct mm_sim *sim)
 	return bad;
 }
 
+unsigned long mm_check_counters_full(struct mm_sim *sim)
+{
+	return _mm_counters_check_full(sim);
+}
+
 /* The per-input reset: frees the last machine's mms, quietly (no checks). */
 void _mm_mm_teardown_all(struct mm_sim *sim)
 {
@@ -375,14 +499,14 @@ void mm_sim_counter_stats(const struct mm_sim *sim, struct mm_counter_stats *out
 /* The counter ops' machine, marked touched: its full checks have counters to scan. */
 static struct mm_sim *touch(struct mm_op_ctx *ctx)
 {
-	ctx->sim->pcc->touched = true;
+	if (!READ_ONCE(ctx->sim->pcc->touched))
+		WRITE_ONCE(ctx->sim->pcc->touched, true);
 	return ctx->sim;
 }
 
 int _mm_op_pcpu_add(struct mm_op_ctx *ctx, const struct mm_op *op)
 {
-	mm_pcpu_add(touch(ctx), op->counter.counter, op->counter.value, op->counter.batch);
-	return 0;
+	return mm_pcpu_add(touch(ctx), op->counter.counter, op->counter.value, op->counter.batch);
 }
 
 int _mm_op_pcpu_compare(struct mm_op_ctx *ctx, const struct mm_op *op)
@@ -399,8 +523,7 @@ int _mm_op_pcpu_set(struct mm_op_ctx *ctx, const struct mm_op *op)
 
 int _mm_op_pcpu_sync(struct mm_op_ctx *ctx, const struct mm_op *op)
 {
-	mm_pcpu_sync(touch(ctx), op->counter.counter);
-	return 0;
+	return mm_pcpu_sync(touch(ctx), op->counter.counter);
 }
 
 int _mm_op_mmap(struct mm_op_ctx *ctx, const struct mm_op *op)

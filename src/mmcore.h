@@ -24,8 +24,9 @@ extern "C" {
  * Machine limits and kernel enums
  * ---------------------------------------------------------------------- */
 
-#define MM_MAX_NODES	  8
-#define MM_MAX_CPUS	  256
+/* A big NUMA box: 64 nodes, 1024 CPUs (mmfuzz stress, docs/big-machines.md). */
+#define MM_MAX_NODES	  64
+#define MM_MAX_CPUS	  1024
 #define MM_MAX_PAGE_ORDER 10 /* the kernel's MAX_PAGE_ORDER default */
 #define MM_NR_PAGE_ORDERS (MM_MAX_PAGE_ORDER + 1)
 #define MM_PAGE_SHIFT	  12
@@ -244,7 +245,8 @@ bool mm_policy_plugin_defines(size_t i);
 /*
  * A numeric knob as a policy for every later mm_sim_init() (mmfuzz
  * explore): "pressure-threshold", "normal-threshold" (1..125),
- * "pcp-batch", "pcp-high" (high = max(value, batch)); value 0 goes back
+ * "pcp-batch", "pcp-high" (high = max(value, batch)), "percpu-batch"
+ * (vm_committed_as's batch, every overcommit policy); value 0 goes back
  * to the model's rules. Returns 0, or -1 for
  * an unknown knob, a value out of range, or a plugin already loaded.
  */
@@ -300,6 +302,16 @@ bool mm_cpu_is_online(const struct mm_sim *sim, int cpu);
 unsigned int mm_num_online_cpus(const struct mm_sim *sim);
 unsigned int mm_nr_cpus(const struct mm_sim *sim);
 int mm_cpu_to_node(const struct mm_sim *sim, int cpu);
+/*
+ * Node distances (the ACPI SLIT as node_distance() reads it): d[a * nr + b]
+ * for the machine's nr nodes, 10 on the diagonal, above 10 elsewhere. Set
+ * after mm_sim_init() and before any op: it rebuilds the zonelists in the
+ * kernel's order. Without it (and after mm_sim_init()) every remote node
+ * is at 20. Returns 0, or -1 with a reason in err if d is not such a table.
+ */
+int mm_sim_set_node_distances(struct mm_sim *sim, const uint8_t *d, unsigned int nr, char *err,
+			      size_t errlen);
+int mm_node_distance(const struct mm_sim *sim, int a, int b);
 
 /* Sysctls: recompute watermarks and reserves as the kernel does. */
 void mm_set_min_free_kbytes(struct mm_sim *sim, unsigned int kbytes);
@@ -434,20 +446,33 @@ int mm_vm_committed_as_batch(const struct mm_sim *sim);
 int mm_overcommit_policy(const struct mm_sim *sim);
 /* The vm.overcommit_memory sysctl; returns -1 for a value other than 0..2. */
 int mm_set_overcommit_memory(struct mm_sim *sim, int policy);
-/* models __vm_enough_memory(): 0, or -ENOMEM (-12) after unaccounting. */
+/*
+ * models __vm_enough_memory(): 0, or -ENOMEM (-12) after unaccounting;
+ * -ENOMEM with nothing accounted when the calling CPU is offline.
+ */
 int mm_vm_enough_memory(struct mm_sim *sim, unsigned long total_vm, long pages, bool cap_sys_admin);
 long long mm_vm_committed_read(const struct mm_sim *sim); /* percpu_counter_read */
 long long mm_vm_committed_sum(struct mm_sim *sim);	  /* percpu_counter_sum */
 /* vm_commit_limit() minus nothing: totalram * overcommit_ratio (50) / 100, no swap */
 unsigned long mm_vm_commit_limit(const struct mm_sim *sim);
 
-/* The ops' counters: idx < MM_MAX_PCPU_COUNTERS; batch <= 0 means percpu_counter_batch. */
-void mm_pcpu_add(struct mm_sim *sim, unsigned int idx, long long amount, int batch);
+/*
+ * The ops' counters: idx < MM_MAX_PCPU_COUNTERS; batch <= 0 means
+ * percpu_counter_batch. add and sync run as the calling CPU and return 1
+ * (nothing done) when it is offline or idx is out of range, else 0.
+ */
+int mm_pcpu_add(struct mm_sim *sim, unsigned int idx, long long amount, int batch);
 long long mm_pcpu_read(const struct mm_sim *sim, unsigned int idx);
 long long mm_pcpu_sum(struct mm_sim *sim, unsigned int idx);
 int mm_pcpu_compare(struct mm_sim *sim, unsigned int idx, long long rhs, int batch);
 void mm_pcpu_set(struct mm_sim *sim, unsigned int idx, long long value);
-void mm_pcpu_sync(struct mm_sim *sim, unsigned int idx);
+int mm_pcpu_sync(struct mm_sim *sim, unsigned int idx);
+/* CPU cpu's local of counter idx, read as another CPU would (READ_ONCE). */
+long long mm_pcpu_local(const struct mm_sim *sim, unsigned int idx, int cpu);
+/* CPU cpu's local of vm_committed_as. */
+long long mm_vm_committed_local(const struct mm_sim *sim, int cpu);
+/* The calling thread's last __vm_enough_memory(): 0 admitted, -ENOMEM refused. */
+int mm_vm_enough_last(void);
 /* Counters on the global list; per-cpu allocations not yet freed. */
 unsigned int mm_pcpu_counters_listed(struct mm_sim *sim);
 long mm_pcpu_live_allocs(const struct mm_sim *sim);
@@ -464,6 +489,15 @@ int mm_exit(struct mm_sim *sim, int mm);
 bool mm_mm_live(const struct mm_sim *sim, int mm);
 /* get_mm_counter(): percpu_counter_read_positive */
 long long mm_get_mm_counter(const struct mm_sim *sim, int mm, int type);
+/*
+ * The counters' full check (what the executor's full checks add to
+ * mm_check_full()): every counter's shadows, vm_committed_as, the per-cpu
+ * ledger. Needs a quiescent machine. Returns the violations reported.
+ */
+unsigned long mm_check_counters_full(struct mm_sim *sim);
+/* Under mm's lock: rss counter type's exact sum, CPU cpu's local of it (0 if not live). */
+long long mm_rss_sum(struct mm_sim *sim, int mm, int type);
+long long mm_rss_local(struct mm_sim *sim, int mm, int type, int cpu);
 
 /*
  * Counted figures (deterministic): the fold ratio of seed 003 is

@@ -17,6 +17,13 @@
 #include <string.h>
 
 #define HDR_LEN 32
+/*
+ * The widest machine the header describes: one CPU byte per node, for 8
+ * nodes. Fixed, not MM_MAX_*: the model's limits grew for mmfuzz stress,
+ * and the fuzz inputs and corpora already written must keep their meaning.
+ */
+#define HDR_MAX_NODES 8u
+#define HDR_MAX_CPUS  256u
 
 enum {
 	HDR_NODES = 0,
@@ -157,14 +164,16 @@ static unsigned int encode_cpus(unsigned int cpus)
 static void decode_config(const uint8_t *d, size_t len, const struct mm_limits *lim,
 			  struct mm_config *cfg)
 {
-	uint64_t size[MM_MAX_NODES][4] = {{0}};
+	uint64_t size[HDR_MAX_NODES][4] = {{0}};
 	uint64_t total = 0;
+	unsigned int max_nodes = lim->max_nodes < HDR_MAX_NODES ? lim->max_nodes : HDR_MAX_NODES;
+	unsigned int max_cpus =
+		lim->max_cpus_per_node < HDR_MAX_CPUS ? lim->max_cpus_per_node : HDR_MAX_CPUS;
 
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->nr_nodes = 1 + hdr8(d, len, HDR_NODES) % lim->max_nodes;
+	cfg->nr_nodes = 1 + hdr8(d, len, HDR_NODES) % max_nodes;
 	for (unsigned int n = 0; n < cfg->nr_nodes; n++)
-		cfg->cpus_per_node[n] =
-			decode_cpus(hdr8(d, len, HDR_CPUS + n), lim->max_cpus_per_node);
+		cfg->cpus_per_node[n] = decode_cpus(hdr8(d, len, HDR_CPUS + n), max_cpus);
 
 	unsigned int ob = hdr8(d, len, HDR_ORDERS);
 	cfg->max_order = MM_MAX_PAGE_ORDER - (ob & 7);
@@ -352,7 +361,7 @@ static void encode_config(const struct mm_config *cfg, uint8_t *h)
 {
 	memset(h, 0, HDR_LEN);
 	h[HDR_NODES] = (uint8_t)(cfg->nr_nodes - 1);
-	for (unsigned int n = 0; n < cfg->nr_nodes && n < 8; n++)
+	for (unsigned int n = 0; n < cfg->nr_nodes && n < HDR_MAX_NODES; n++)
 		h[HDR_CPUS + n] = (uint8_t)encode_cpus(cfg->cpus_per_node[n]);
 	unsigned int d = cfg->max_order - cfg->pageblock_order;
 	h[HDR_ORDERS] = (uint8_t)((MM_MAX_PAGE_ORDER - cfg->max_order) | ((d == 1   ? 0u
@@ -394,11 +403,14 @@ long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len)
 	/*
 	 * The header must decode to exactly this machine under the widest
 	 * limits a target uses (up to 256 CPUs); a target with narrower ones
-	 * folds the machine into its own shape.
+	 * folds the machine into its own shape. A wider machine has no binary
+	 * form (-2): its traces stay text.
 	 */
 	mm_limits_default(&lim);
-	lim.max_nodes = MM_MAX_NODES;
-	lim.max_cpus_per_node = MM_MAX_CPUS;
+	lim.max_nodes = HDR_MAX_NODES;
+	lim.max_cpus_per_node = HDR_MAX_CPUS;
+	if (p->cfg.nr_nodes > HDR_MAX_NODES)
+		return -2;
 	encode_config(&p->cfg, hdr);
 	decode_config(hdr, HDR_LEN, &lim, &back);
 	if (memcmp(&back, &p->cfg, sizeof(back)) != 0)

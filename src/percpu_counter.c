@@ -11,8 +11,11 @@
  * Locals are written only as their own CPU (smp_processor_id()) and read by
  * sums and the dead-CPU fold without synchronisation, as in the kernel:
  * READ_ONCE/WRITE_ONCE keep that an intended race under ThreadSanitizer.
- * The counter ops are not in the stress mix: the checks below assume one
- * thread, or a quiescent machine.
+ * Under threads (mmfuzz stress) an op runs holding its CPU's cpu_lock
+ * (pcpu_preempt_disable) so that no fold of that CPU's locals by hotplug
+ * or the overcommit switch races its adds; the per-op checks that read
+ * other CPUs' locals or the exact total run in serial runs only, and the
+ * full checks at quiesce points.
  */
 #include "internal.h"
 
@@ -45,13 +48,36 @@ static void list_del(struct list_head *n)
 	n->next = n->prev = NULL;
 }
 
+_Thread_local unsigned int _mm_pcpu_fail_countdown;
+_Thread_local bool _mm_pcpu_in_fork;
+
+/* The calling CPU's cpu_lock, held while it is online (struct pcpu_state). */
+bool pcpu_preempt_disable(struct mm_sim *sim)
+{
+	int cpu = smp_processor_id();
+
+	if (cpu < 0 || (unsigned int)cpu >= sim->nr_cpus)
+		return false;
+	spin_lock(&sim->pcc->cpu_lock[cpu]);
+	if (cpu_online(sim, (unsigned int)cpu))
+		return true;
+	/* An offline CPU runs nothing: its task is elsewhere. */
+	spin_unlock(&sim->pcc->cpu_lock[cpu]);
+	return false;
+}
+
+void pcpu_preempt_enable(struct mm_sim *sim)
+{
+	spin_unlock(&sim->pcc->cpu_lock[smp_processor_id()]);
+}
+
 #define fbc_of(pos) ((struct percpu_counter *)((char *)(pos)-offsetof(struct percpu_counter, list)))
 
 static void percpu_counters_lock(struct pcpu_state *s)
 {
 	spin_lock(&s->percpu_counters_lock);
 	pcc_stat(s, list_lock_acquisitions, 1);
-	if (s->in_fork)
+	if (_mm_pcpu_in_fork)
 		pcc_stat(s, fork_list_locks, 1);
 }
 
@@ -72,8 +98,9 @@ void *__alloc_percpu_gfp(struct mm_sim *sim, size_t size)
 	size_t bytes = sim->nr_cpus * size;
 	struct pcpu_area *a = NULL;
 
-	if (s->fail_countdown && --s->fail_countdown == 0)
+	if (_mm_pcpu_fail_countdown && --_mm_pcpu_fail_countdown == 0)
 		return NULL;
+	spin_lock(&s->pcpu_alloc_lock);
 	/* Any cached area large enough: machines of every CPU count share them. */
 	for (int i = 0; i < PCPU_CACHE_SLOTS && !a; i++) {
 		if (s->pcpu_cache[i] && s->pcpu_cache_size[i] >= bytes) {
@@ -84,13 +111,16 @@ void *__alloc_percpu_gfp(struct mm_sim *sim, size_t size)
 	}
 	if (!a) {
 		a = calloc(1, sizeof(*a) + bytes);
-		if (!a)
+		if (!a) {
+			spin_unlock(&s->pcpu_alloc_lock);
 			return NULL;
+		}
 		a->cap = bytes;
 	}
 	s->pcpu_live++;
+	spin_unlock(&s->pcpu_alloc_lock);
 	pcc_stat(s, pcpu_allocs, 1);
-	if (s->in_fork)
+	if (_mm_pcpu_in_fork)
 		pcc_stat(s, fork_pcpu_allocs, 1);
 	return a->data;
 }
@@ -104,6 +134,7 @@ void free_percpu(struct mm_sim *sim, void *p)
 	if (!p)
 		return;
 	a = (struct pcpu_area *)((unsigned char *)p - offsetof(struct pcpu_area, data));
+	spin_lock(&s->pcpu_alloc_lock);
 	/* An empty slot, else the smallest area if this one is larger. */
 	for (int i = 0; i < PCPU_CACHE_SLOTS; i++) {
 		if (!s->pcpu_cache[i]) {
@@ -119,8 +150,9 @@ void free_percpu(struct mm_sim *sim, void *p)
 		s->pcpu_cache_size[slot] = a->cap;
 		a = old;
 	}
-	free(a);
 	s->pcpu_live--;
+	spin_unlock(&s->pcpu_alloc_lock);
+	free(a);
 	pcc_stat(s, pcpu_frees, 1);
 }
 
@@ -285,14 +317,21 @@ void percpu_counter_add(struct mm_sim *sim, struct percpu_counter *fbc, int64_t 
 	percpu_counter_add_batch(sim, fbc, amount, READ_ONCE(sim->pcc->percpu_counter_batch));
 }
 
-/* The online CPUs' locals, summed; *nr_read: how many were read. */
+/* for_each_cpu_or(cpu_online_mask, cpu_dying_mask): the CPUs whose locals count */
+MM_SCAN_INLINE static inline bool cpu_summed(const struct mm_sim *sim, unsigned int cpu)
+{
+	return cpu_online(sim, cpu) ||
+	       atomic_load_explicit(&sim->pcc->cpu_dying[cpu], memory_order_acquire);
+}
+
+/* The online (and dying) CPUs' locals, summed; *nr_read: how many were read. */
 MM_SCAN static int64_t online_locals_sum(const struct mm_sim *sim, const struct percpu_counter *fbc,
 					 unsigned long long *nr_read)
 {
 	int64_t sum = 0;
 
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
-		if (!cpu_online(sim, cpu))
+		if (!cpu_summed(sim, cpu))
 			continue;
 		sum += READ_ONCE(*per_cpu_local(fbc, cpu));
 		(*nr_read)++;
@@ -301,10 +340,11 @@ MM_SCAN static int64_t online_locals_sum(const struct mm_sim *sim, const struct 
 }
 
 /*
- * models __percpu_counter_sum(): count plus the locals of the online (and
- * dying) CPUs, under the lock, with no fold. The model has no dying mask:
- * mm_cpu_offline() clears the online bit and folds in one step under
- * hotplug_lock, and sums only run where no op is in flight.
+ * models __percpu_counter_sum(): count plus the locals of the online and
+ * the dying CPUs (for_each_cpu_or, 8b57b11cca88), under the lock, with no
+ * fold. A CPU going offline is dying until percpu_counter_cpu_dead() has
+ * folded its locals: a sum racing the offline counts them once, before or
+ * after the fold.
  */
 int64_t __percpu_counter_sum(struct mm_sim *sim, struct percpu_counter *fbc)
 {
@@ -392,17 +432,27 @@ void percpu_counter_cpu_online(struct mm_sim *sim, unsigned int cpu)
 /*
  * models percpu_counter_cpu_dead(): the dead CPU's local of every listed
  * counter goes into its count, or sums (online CPUs only) would lose it.
+ * The CPU is marked offline first; its cpu_lock waits out an op that was
+ * running on it, and no op starts on it after (stop_machine's guarantee).
  */
 void percpu_counter_cpu_dead(struct mm_sim *sim, unsigned int cpu)
 {
 	struct pcpu_state *s = sim->pcc;
 
 	compute_batch_value(sim);
+	spin_lock(&s->cpu_lock[cpu]);
 	percpu_counters_lock(s);
 	for (struct list_head *pos = s->percpu_counters.next; pos != &s->percpu_counters;
 	     pos = pos->next)
 		fold_cpu(fbc_of(pos), cpu);
 	spin_unlock(&s->percpu_counters_lock);
+	atomic_store_explicit(&s->cpu_dying[cpu], false, memory_order_release);
+	spin_unlock(&s->cpu_lock[cpu]);
+}
+
+void percpu_counter_cpu_dying(struct mm_sim *sim, unsigned int cpu)
+{
+	atomic_store_explicit(&sim->pcc->cpu_dying[cpu], true, memory_order_release);
 }
 
 /* ------------------------------------------------------------------------
@@ -414,18 +464,30 @@ static struct percpu_counter *op_counter(const struct mm_sim *sim, unsigned int 
 	return idx < MM_MAX_PCPU_COUNTERS ? &sim->pcc->ctr[idx] : NULL;
 }
 
-void mm_pcpu_add(struct mm_sim *sim, unsigned int idx, long long amount, int batch)
+int mm_pcpu_add(struct mm_sim *sim, unsigned int idx, long long amount, int batch)
 {
 	struct percpu_counter *fbc = op_counter(sim, idx);
 
-	if (!fbc)
-		return;
+	if (!fbc || !pcpu_preempt_disable(sim))
+		return 1;
 	__atomic_fetch_add(&fbc->truth, amount, __ATOMIC_RELAXED);
 	if (batch > 0)
 		percpu_counter_add_batch(sim, fbc, amount, batch);
 	else
 		percpu_counter_add(sim, fbc, amount);
-	_mm_pcpu_check_counter(sim, fbc, "c", (int)idx);
+	pcpu_preempt_enable(sim);
+	if (sim->serial)
+		_mm_pcpu_check_counter(sim, fbc, "c", (int)idx);
+	return 0;
+}
+
+long long mm_pcpu_local(const struct mm_sim *sim, unsigned int idx, int cpu)
+{
+	const struct percpu_counter *fbc = op_counter(sim, idx);
+
+	if (!fbc || cpu < 0 || (unsigned int)cpu >= sim->nr_cpus)
+		return 0;
+	return READ_ONCE(*per_cpu_local(fbc, (unsigned int)cpu));
 }
 
 long long mm_pcpu_read(const struct mm_sim *sim, unsigned int idx)
@@ -465,11 +527,15 @@ int mm_pcpu_compare(struct mm_sim *sim, unsigned int idx, long long rhs, int bat
 	int64_t allowed = 0, exact;
 	int ret, want;
 
-	if (!fbc)
+	if (!fbc || !pcpu_preempt_disable(sim))
 		return 0;
 	if (batch <= 0)
 		batch = READ_ONCE(sim->pcc->percpu_counter_batch);
 	ret = __percpu_counter_compare(sim, fbc, rhs, batch);
+	pcpu_preempt_enable(sim);
+	/* Other CPUs add meanwhile under threads: no exact total to compare with. */
+	if (!sim->serial)
+		return ret;
 
 	spin_lock(&fbc->lock);
 	allowed = maxb_drift_allowed(sim, fbc);
@@ -487,6 +553,11 @@ int mm_pcpu_compare(struct mm_sim *sim, unsigned int idx, long long rhs, int bat
 	return ret;
 }
 
+/*
+ * percpu_counter_set() zeroes every CPU's local: the kernel's callers set
+ * a counter nobody adds to at the time, so stress sets only at quiesce
+ * points (its row says MM_STRESS_QUIESCE).
+ */
 void mm_pcpu_set(struct mm_sim *sim, unsigned int idx, long long value)
 {
 	struct percpu_counter *fbc = op_counter(sim, idx);
@@ -498,22 +569,24 @@ void mm_pcpu_set(struct mm_sim *sim, unsigned int idx, long long value)
 	_mm_pcpu_check_counter(sim, fbc, "c", (int)idx);
 }
 
-void mm_pcpu_sync(struct mm_sim *sim, unsigned int idx)
+int mm_pcpu_sync(struct mm_sim *sim, unsigned int idx)
 {
 	struct percpu_counter *fbc = op_counter(sim, idx);
-
 	unsigned int cpu = this_cpu(sim);
 	int64_t count_before;
 	int32_t local_before;
 
-	if (!fbc)
-		return;
+	if (!fbc || !pcpu_preempt_disable(sim))
+		return 1;
 	/* the checker's before-image: what the sync must move */
 	count_before = READ_ONCE(fbc->count);
 	local_before = READ_ONCE(*per_cpu_local(fbc, cpu));
 	percpu_counter_sync(sim, fbc);
+	pcpu_preempt_enable(sim);
 	_mm_pcpu_check_synced(sim, fbc, cpu, count_before, local_before, "c", (int)idx);
-	_mm_pcpu_check_counter(sim, fbc, "c", (int)idx);
+	if (sim->serial)
+		_mm_pcpu_check_counter(sim, fbc, "c", (int)idx);
+	return 0;
 }
 
 int mm_percpu_counter_batch(const struct mm_sim *sim)
@@ -578,7 +651,7 @@ MM_SCAN unsigned long _mm_pcpu_check_counter(struct mm_sim *sim, struct percpu_c
 					    what, idx, l, mb);
 			bad++;
 		}
-		if (cpu_online(sim, cpu))
+		if (cpu_summed(sim, cpu))
 			online_sum += l;
 		else if (l) {
 			mm_report_violation(sim, "INV-PCPU-SUM", -1, -1, (int)cpu, -1, 0, l,
@@ -630,7 +703,7 @@ MM_SCAN bool _mm_pcpu_group_ok(struct mm_sim *sim, struct percpu_counter *fbc, u
 	}
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++, area += stride) {
 		const int32_t *local = area, *maxb = area + nr;
-		int online = cpu_online(sim, cpu);
+		int online = cpu_summed(sim, cpu);
 		for (unsigned int i = 0; i < nr; i++) {
 			int64_t mag = local[i] < 0 ? -(int64_t)local[i] : local[i];
 			bad |= (mag > maxb_bound(maxb[i])) | (!online & (local[i] != 0));
@@ -667,14 +740,19 @@ MM_NO_COVERAGE int _mm_pcpu_state_reset(struct mm_sim *sim)
 		if (!s)
 			return -1;
 		spin_lock_init(&s->percpu_counters_lock);
+		spin_lock_init(&s->pcpu_alloc_lock);
+		for (int c = 0; c < MM_MAX_CPUS; c++)
+			spin_lock_init(&s->cpu_lock[c]);
+		for (int m = 0; m < MM_MAX_MMS; m++)
+			mutex_init(&s->mm_lock[m]);
 		INIT_LIST_HEAD(&s->percpu_counters);
 		sim->pcc = s;
 	} else {
 		pcpu_state_teardown(sim);
 	}
 	s->pcpu_live = 0;
-	s->fail_countdown = 0;
-	s->in_fork = false;
+	_mm_pcpu_fail_countdown = 0;
+	_mm_pcpu_in_fork = false;
 	s->touched = false;
 	memset(s->mm, 0, sizeof(s->mm));
 	INIT_LIST_HEAD(&s->percpu_counters);
@@ -698,6 +776,11 @@ void _mm_pcpu_state_destroy(struct mm_sim *sim)
 	for (int i = 0; i < PCPU_CACHE_SLOTS; i++)
 		free(sim->pcc->pcpu_cache[i]);
 	spin_lock_destroy(&sim->pcc->percpu_counters_lock);
+	spin_lock_destroy(&sim->pcc->pcpu_alloc_lock);
+	for (int c = 0; c < MM_MAX_CPUS; c++)
+		spin_lock_destroy(&sim->pcc->cpu_lock[c]);
+	for (int m = 0; m < MM_MAX_MMS; m++)
+		mutex_destroy(&sim->pcc->mm_lock[m]);
 	free(sim->pcc);
 	sim->pcc = NULL;
 }

@@ -260,6 +260,7 @@ void _mm_policy_default(struct mm_policy *p)
 	p->buddy_no_merge_order = -1;
 	p->compact_skip_test_pfn = compact_skip_test_pfn_default;
 	p->compact_lru_skip = compact_lru_skip_default;
+	p->mm_compute_batch = mm_compute_batch_for;
 }
 
 void _mm_policy_apply_variant(struct mm_policy *p, int variant)

@@ -31,6 +31,7 @@ static const struct {
 	HOOK(calculate_pressure_threshold, pressure_threshold),
 	HOOK(compact_skip_test_pfn, compact_skip_test_pfn),
 	HOOK(compact_lru_skip, compact_lru_skip),
+	HOOK(mm_compute_batch, mm_compute_batch),
 };
 #undef HOOK
 
@@ -129,6 +130,14 @@ static int knob_highsize(unsigned long total_pages, int batch, int nr_split_cpus
 	return knob_value > batch ? (int)knob_value : batch;
 }
 
+static int knob_commit_batch(unsigned int nr_present_cpus, unsigned long ram_pages, int policy)
+{
+	(void)nr_present_cpus;
+	(void)ram_pages;
+	(void)policy;
+	return (int)knob_value;
+}
+
 int mm_policy_knob_set(const char *knob, long value)
 {
 	static const char tag[] = "(knob)";
@@ -147,6 +156,8 @@ int mm_policy_knob_set(const char *knob, long value)
 		plugin.zone_batchsize = knob_batchsize;
 	else if (!strcmp(knob, "pcp-high") && value >= 1 && value <= 1 << 24)
 		plugin.zone_highsize = knob_highsize;
+	else if (!strcmp(knob, "percpu-batch") && value >= 1 && value <= 1 << 24)
+		plugin.mm_compute_batch = knob_commit_batch;
 	else
 		return -1;
 	knob_value = value;

@@ -50,6 +50,7 @@ void mm_sim_destroy(struct mm_sim *sim)
 	free(sim->pgdat_buf);
 	free(sim->mem_map);
 	free(sim->pageblock_flags);
+	free(sim->node_distance);
 	pthread_mutex_destroy(&sim->hotplug_lock);
 	pthread_mutex_destroy(&sim->pcp_batch_high_lock);
 	mutex_destroy(&sim->kswapd_lock);
@@ -144,7 +145,22 @@ static int reserve_buffers(struct mm_sim *sim, uint64_t max_pfn, unsigned int nr
 	return 0;
 }
 
-static void zone_init(struct mm_sim *sim, struct zone *z, int node, enum zone_type zt)
+/*
+ * Zones with present pages: only they get pagesets, so a 64-node box with
+ * a zone or two per node pays for those, not for MAX_NR_ZONES per node.
+ */
+static size_t populated_zones(const struct mm_config *cfg)
+{
+	size_t n = 0;
+
+	for (unsigned int node = 0; node < cfg->nr_nodes; node++)
+		for (int zt = 0; zt < MAX_NR_ZONES; zt++)
+			n += cfg->zones[node][zt].present != 0;
+	return n;
+}
+
+/* *slot: the next populated zone's index into the (zone, cpu) buffers. */
+static void zone_init(struct mm_sim *sim, struct zone *z, int node, enum zone_type zt, size_t *slot)
 {
 	const struct mm_zone_config *zc = &sim->cfg.zones[node][zt];
 	spinlock_t lock = z->lock;
@@ -154,16 +170,17 @@ static void zone_init(struct mm_sim *sim, struct zone *z, int node, enum zone_ty
 	z->sim = sim;
 	z->node = node;
 	z->type = zt;
-	z->zone_id = (uint8_t)(node * MAX_NR_ZONES + zt);
+	z->zone_id = (uint16_t)(node * MAX_NR_ZONES + zt);
 	z->zone_start_pfn = zc->start_pfn;
 	z->spanned_pages = zc->spanned;
 	z->present_pages = zc->present;
 	z->first_deferred_pfn = zc->start_pfn + zc->managed;
 	_mm_free_area_init(z);
 	if (zc->present) {
-		z->per_cpu_pageset = &sim->pcp_buf[(size_t)z->zone_id * sim->nr_cpus];
-		z->pcp_locks = &sim->pcp_lock_buf[(size_t)z->zone_id * sim->nr_cpus];
-		z->per_cpu_zonestats = &sim->zonestat_buf[(size_t)z->zone_id * sim->nr_cpus];
+		size_t first = (*slot)++ * sim->nr_cpus;
+		z->per_cpu_pageset = &sim->pcp_buf[first];
+		z->pcp_locks = &sim->pcp_lock_buf[first];
+		z->per_cpu_zonestats = &sim->zonestat_buf[first];
 		/* Before the boot free: it already counts through the diffs. */
 		_mm_vmstat_init_zone(z);
 	}
@@ -184,11 +201,19 @@ MM_SCAN static void memmap_init_zone(struct mm_sim *sim, struct zone *z)
 	struct page reserved = {.state = PG_RESERVED, .zone_id = z->zone_id};
 	struct page uninit = {.state = PG_UNINIT, .zone_id = z->zone_id};
 
-	/* The zone's span lies below max_pfn (mm_config_validate): mem_map covers it. */
-	for (uint64_t pfn = start; pfn < end; pfn++)
-		sim->mem_map[pfn] = pfn < z->first_deferred_pfn ? free_tail
-				    : pfn < free_end		? uninit
-								: reserved;
+	/*
+	 * The zone's span lies below max_pfn (mm_config_validate): mem_map
+	 * covers it. Three runs, not a test per page: this is every input's
+	 * boot, and a run of one descriptor compiles to wide stores.
+	 */
+	uint64_t deferred = z->first_deferred_pfn < end ? z->first_deferred_pfn : end;
+	uint64_t uninit_end = free_end > deferred ? (free_end < end ? free_end : end) : deferred;
+	for (uint64_t pfn = start; pfn < deferred; pfn++)
+		sim->mem_map[pfn] = free_tail;
+	for (uint64_t pfn = deferred; pfn < uninit_end; pfn++)
+		sim->mem_map[pfn] = uninit;
+	for (uint64_t pfn = uninit_end; pfn < end; pfn++)
+		sim->mem_map[pfn] = reserved;
 	for (uint64_t pfn = pageblock_start_pfn(sim, start); pfn < end;
 	     pfn += UINT64_C(1) << sim->pageblock_order)
 		set_pageblock_migratetype(sim, pfn, MIGRATE_MOVABLE);
@@ -211,17 +236,16 @@ static void zone_free_managed(struct mm_sim *sim, struct zone *z)
 /* Pfns in no zone: gaps between zones and nodes. */
 MM_SCAN static void memmap_init_holes(struct mm_sim *sim)
 {
-	for (uint64_t pfn = 0; pfn < sim->max_pfn; pfn++) {
-		sim->mem_map[pfn].state = PG_NOZONE;
-		sim->mem_map[pfn].zone_id = 0;
-	}
+	/* PG_NOZONE and zone 0 are zero: one memset, the zones' runs overwrite their spans */
+	_Static_assert(PG_NOZONE == 0, "a zeroed descriptor is a hole");
+	memset(sim->mem_map, 0, sim->max_pfn * sizeof(struct page));
 	sim->reset_bytes += sim->max_pfn * sizeof(struct page);
 }
 
 /* Lays out every node, zone and page descriptor of the configured machine. */
 MM_NO_COVERAGE static void memmap_init(struct mm_sim *sim)
 {
-	size_t nr_blocks = (size_t)(sim->max_pfn >> sim->pageblock_order) + 1;
+	size_t nr_blocks = (size_t)(sim->max_pfn >> sim->pageblock_order) + 1, slot = 0;
 	memset(sim->pageblock_flags, 0, nr_blocks);
 	sim->reset_bytes += nr_blocks;
 	for (unsigned int n = 0; n < sim->nr_nodes; n++) {
@@ -229,7 +253,7 @@ MM_NO_COVERAGE static void memmap_init(struct mm_sim *sim)
 		sim->node_data[n] = pgdat;
 		pgdat->node_id = (int)n;
 		for (int zt = 0; zt < MAX_NR_ZONES; zt++)
-			zone_init(sim, &pgdat->node_zones[zt], (int)n, zt);
+			zone_init(sim, &pgdat->node_zones[zt], (int)n, zt, &slot);
 	}
 	uint64_t covered = 0;
 	for_each_zone(sim, z)
@@ -255,8 +279,8 @@ int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
 	sim->nr_nodes = cfg->nr_nodes;
 	sim->max_pfn = mm_config_max_pfn(cfg);
 	if (reserve_buffers(sim, sim->max_pfn, cfg->nr_nodes) ||
-	    reserve_pcp(sim, (size_t)cfg->nr_nodes * MAX_NR_ZONES * mm_config_nr_cpus(cfg)) ||
-	    reserve_zonestats(sim, (size_t)cfg->nr_nodes * MAX_NR_ZONES * mm_config_nr_cpus(cfg)) ||
+	    reserve_pcp(sim, populated_zones(cfg) * mm_config_nr_cpus(cfg)) ||
+	    reserve_zonestats(sim, populated_zones(cfg) * mm_config_nr_cpus(cfg)) ||
 	    reserve_cpu_stats(sim, mm_config_nr_cpus(cfg)))
 		return -1;
 
@@ -275,6 +299,8 @@ int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
 		atomic_long_set(&sim->vm_zone_stat[item], 0);
 	sim->handles = NULL;
 	sim->nr_handles = 0;
+	free(sim->node_distance); /* a new machine: every remote node at 20 again */
+	sim->node_distance = NULL;
 
 	memmap_init(sim);
 	_mm_kswapd_reset(sim);

@@ -55,6 +55,7 @@ int bench_pairs(double seconds);
 int bench_seed000(void);			 /* bench_pcp.c */
 int bench_seed002(mm_violation_fn on_violation); /* bench_vmstat.c */
 int bench_seed003(void);			 /* bench_counters.c */
+int bench_seed003_batch(void);			 /* bench_counters.c */
 int bench_seed004(void);			 /* bench_counters.c */
 /* bench_compaction.c: the seed 001 table; the correct model's violations in *correct */
 int bench_compaction(unsigned long *correct_violations);

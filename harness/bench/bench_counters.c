@@ -127,6 +127,61 @@ int bench_seed003(void)
 	return ret;
 }
 
+/*
+ * Seed 003 against the batch: the same brk loop on the 64-CPU machine with
+ * vm_committed_as's batch set to each value (the percpu-batch knob, as
+ * mmfuzz explore sets it). An 800 KB brk folds whenever the batch is at
+ * most its 200 pages: the step Tim Chen's patch moved past.
+ */
+int bench_seed003_batch(void)
+{
+	static const int batches[] = {32, 64, 128, 192, 200, 201, 256, 512, 1024};
+	struct mm_sim *sim;
+	int ret = 0;
+
+	printf("seed 003 against the batch: the brk loop above at 64 CPUs, vm_committed_as's\n"
+	       "batch set to each value (mmfuzz explore's percpu-batch knob)\n");
+	if (mm_policy_knob_set("percpu-batch", 0)) {
+		printf("skipped: a policy plugin is loaded, and it is the batch under test\n");
+		return 0;
+	}
+	if (!(sim = bench_sim_create()))
+		return -1;
+	printf("%6s %14s %14s\n", "batch", "folds/1000call", "ns/call");
+	for (size_t i = 0; !ret && i < sizeof(batches) / sizeof(batches[0]); i++) {
+		struct mm_config cfg;
+		struct mm_counter_stats c0, c1;
+		char row[32];
+
+		mm_policy_knob_set("percpu-batch", batches[i]);
+		bench_brk_config(&cfg, 64);
+		if (mm_sim_init(sim, &cfg, MM_VARIANT_NONE) || bench_brk_setup(sim)) {
+			fprintf(stderr, "mmfuzz: bench: cannot build the seed 003 machine\n");
+			ret = -1;
+			break;
+		}
+		mm_sim_counter_stats(sim, &c0);
+		double t0 = cli_now();
+		long calls = bench_brk_loop(sim, 64, S3_ROUNDS, S3_BRK_PAGES);
+		double t = cli_now() - t0;
+		mm_sim_counter_stats(sim, &c1);
+		if (calls <= 0 || c1.vm_enough_refused != c0.vm_enough_refused) {
+			fprintf(stderr, "mmfuzz: bench: the seed 003 machine refused a brk\n");
+			ret = -1;
+			break;
+		}
+		double folds =
+			1000.0 * (double)(c1.committed_folds - c0.committed_folds) / (double)calls;
+		snprintf(row, sizeof(row), "batch %d", batches[i]);
+		results_metric("seed003-batch", row, "folds_per_1000call", folds);
+		results_metric("seed003-batch", row, "ns_per_call", t * 1e9 / (double)calls);
+		printf("%6d %14.1f %14.1f\n", batches[i], folds, t * 1e9 / (double)calls);
+	}
+	mm_policy_knob_set("percpu-batch", 0);
+	mm_sim_destroy(sim);
+	return ret;
+}
+
 /* ------------------------------------------------------------------------
  * Seed 004: per-cpu allocations and list locks per fork (unixbench spawn)
  * ---------------------------------------------------------------------- */

@@ -126,6 +126,10 @@ static int bench_tables(const struct bench_inputs *in, double seconds)
 	}
 	if (!ret) {
 		putchar('\n');
+		ret = bench_seed003_batch();
+	}
+	if (!ret) {
+		putchar('\n');
 		ret = bench_seed004();
 	}
 	if (!ret) {

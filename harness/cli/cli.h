@@ -14,7 +14,7 @@
 #define EXIT_USAGE     2
 #define EXIT_FLAKY     3 /* minimize: the violation did not come back on every run */
 
-/* Reads a whole file; on failure prints one line and returns NULL. */
+/* Reads a whole file, NUL-terminated past len; on failure prints one line and returns NULL. */
 uint8_t *cli_read_file(const char *path, size_t *len);
 /* True if the bytes are a text trace (all printable) rather than a fuzz input. */
 bool cli_is_text(const uint8_t *data, size_t len);
@@ -74,6 +74,14 @@ bool cli_signature_eq(const struct cli_signature *a, const struct cli_signature 
 int cli_minimize(struct mm_exec *ex, const struct mm_exec_opts *o, const struct cli_signature *want,
 		 struct mm_prog *p, unsigned long *runs);
 
+/*
+ * The machine a /proc/zoneinfo file describes (cmd_shape.c): the builder of
+ * `mmfuzz shape` and `mmfuzz stress --zoneinfo`. EXIT_USAGE after one line.
+ */
+int cli_zoneinfo_machine(const char *who, const char *path, unsigned int nr_cpus,
+			 const unsigned int *cpus_per_node, unsigned int nr_cpus_per_node,
+			 struct mm_config *cfg, unsigned int *nr_zones);
+
 /* Prints the command's usage line, as mmfuzz --help has it; returns EXIT_CLEAN. */
 int cli_command_help(const char *name);
 
@@ -90,5 +98,6 @@ int cmd_stress(int argc, char **argv); /* harness/stress/ */
 int cmd_policy(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_explore(int argc, char **argv);
+int cmd_fuzz_summary(int argc, char **argv);
 
 #endif

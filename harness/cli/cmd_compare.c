@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd_compare.c - mmfuzz compare A.json B.json: two sets of repeated runs
- * (mmfuzz bench --json, --repeat) side by side in mmtests' compare layout:
+ * (mmfuzz bench --json --repeat; stress or explore --json, one file a run:
+ * A1.json A2.json -- B1.json B2.json pools each side's files) side by
+ * side in mmtests' compare layout:
  * per figure the mean (Amean), Stddev and CoeffVar of each, B's % change
  * from A, and '*' around it where Welch's t-test finds the means differ
  * (two-sided p < 0.05).
@@ -133,22 +135,74 @@ static int compare(json_t *a, json_t *b, const char *name_a, const char *name_b)
 	return EXIT_CLEAN;
 }
 
+/* One side: its files' runs pooled into the first file's document; the tools must agree */
+static json_t *load_side(char **files, int n)
+{
+	json_t *side = load(files[0]);
+	const char *tool = side ? json_string_value(json_object_get(side, "tool")) : NULL;
+
+	for (int i = 1; side && i < n; i++) {
+		json_t *more = load(files[i]);
+		const char *t = more ? json_string_value(json_object_get(more, "tool")) : NULL;
+
+		if (more && (!tool || !t || strcmp(tool, t)))
+			cli_usage_error("compare: %s holds %s results, %s %s results", files[0],
+					tool ? tool : "unnamed", files[i], t ? t : "unnamed");
+		else if (more && !json_array_extend(json_object_get(side, "runs"),
+						    json_object_get(more, "runs"))) {
+			json_decref(more);
+			continue;
+		}
+		json_decref(more);
+		json_decref(side);
+		side = NULL;
+	}
+	return side;
+}
+
+/* "A.json" or "A1.json +2" (the first file's name and how many more were pooled) */
+static const char *side_name(char *buf, size_t len, char **files, int n)
+{
+	if (n == 1)
+		return files[0];
+	snprintf(buf, len, "%s +%d", files[0], n - 1);
+	return buf;
+}
+
 int cmd_compare(int argc, char **argv)
 {
+	char name_a[256], name_b[256];
 	json_t *a, *b;
-	int ret;
+	int split = 0, na, b0, ret;
 
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
 		return cli_command_help(argv[0]);
-	if (argc != 3)
-		return cli_usage_error("compare: two results files (mmfuzz compare A.json B.json)");
-	if (!(a = load(argv[1])))
+	for (int i = 1; i < argc && !split; i++)
+		if (!strcmp(argv[i], "--"))
+			split = i;
+	na = split ? split - 1 : 1;
+	b0 = split ? split + 1 : 2;
+	if (split ? na < 1 || b0 >= argc : argc != 3)
+		return cli_usage_error("compare: two results files (mmfuzz compare A.json B.json, "
+				       "or A1.json A2.json -- B1.json B2.json)");
+	if (!(a = load_side(argv + 1, na)))
 		return EXIT_USAGE;
-	if (!(b = load(argv[2]))) {
+	if (!(b = load_side(argv + b0, argc - b0))) {
 		json_decref(a);
 		return EXIT_USAGE;
 	}
-	ret = compare(a, b, argv[1], argv[2]);
+	const char *ta = json_string_value(json_object_get(a, "tool")),
+		   *tb = json_string_value(json_object_get(b, "tool"));
+	if (!ta || !tb || strcmp(ta, tb)) {
+		ret = cli_usage_error("compare: %s holds %s results, %s %s results: nothing "
+				      "to compare",
+				      argv[1], ta ? ta : "unnamed", argv[b0], tb ? tb : "unnamed");
+		json_decref(a);
+		json_decref(b);
+		return ret;
+	}
+	ret = compare(a, b, side_name(name_a, sizeof(name_a), argv + 1, na),
+		      side_name(name_b, sizeof(name_b), argv + b0, argc - b0));
 	json_decref(a);
 	json_decref(b);
 	return ret;

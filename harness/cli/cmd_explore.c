@@ -8,9 +8,14 @@
  * then random bytes through the shared decoder, mm_decode_ops(). Unsafe:
  * any program violated an invariant. Bisection between a safe and an
  * unsafe value assumes unsafety grows with the value; the table shows
- * every value tried, so a reader can see where it does not.
+ * every value tried, so a reader can see where it does not. percpu-batch
+ * (vm_committed_as's batch) has a workload of its own: seed 003's machine
+ * under OVERCOMMIT_NEVER, brk and munmap of one mm instead of the prefix
+ * and the order-0 allocations.
  */
+#include "../bench/seed_loops.h"
 #include "cli.h"
+#include "results.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -20,9 +25,9 @@
 #define MAX_TRIED 64
 
 static const char usage_line[] =
-	"mmfuzz explore pressure-threshold|normal-threshold|pcp-batch|pcp-high "
+	"mmfuzz explore pressure-threshold|normal-threshold|pcp-batch|pcp-high|percpu-batch "
 	"[--zoneinfo F --cpus N | --cpus N] [--probes P] [--ops K] [--seed S] "
-	"[--range LO,HI] [--values V,...]";
+	"[--range LO,HI] [--values V,...] [--json FILE]";
 
 struct probe {
 	long value;
@@ -34,6 +39,7 @@ struct probe {
 
 struct explore {
 	const char *knob;
+	bool counters; /* percpu-batch: seed 003's machine and brk workload */
 	struct mm_config cfg;
 	int node;
 	enum zone_type zt;
@@ -72,6 +78,12 @@ static int build_prefix(struct explore *e, const struct mm_zone_info *zi)
 	mm_prog_free(p);
 	mm_prog_init(p);
 	p->cfg = e->cfg;
+	if (e->counters) { /* seed 003: OVERCOMMIT_NEVER and one mm, m0 */
+		err |= push(p, (struct mm_op){.kind = MM_OP_SET_OVERCOMMIT,
+					      .sysctl.value = MM_OVERCOMMIT_NEVER});
+		err |= push(p, (struct mm_op){.kind = MM_OP_FORK, .mm.mm = 0});
+		return err ? -1 : 0;
+	}
 	if (strstr(e->knob, "threshold")) /* every page moves a vmstat diff */
 		err |= push(p, (struct mm_op){
 				       .kind = MM_OP_PCP_DISABLE,
@@ -120,6 +132,27 @@ static void keep_shape(struct mm_prog *p, unsigned int from)
 }
 
 /*
+ * One op of seed 003's workload, from random bits r: a brk or munmap of
+ * 1..S3_BRK_PAGES pages of m0 on cpu, the mapping kept between 0 and 64
+ * brks' worth so that the locals end the program holding what the batch
+ * lets them.
+ */
+static int push_brk(struct explore *e, uint64_t r, unsigned int cpu, unsigned long *mapped)
+{
+	uint16_t pages = (uint16_t)(1 + (r >> 8) % S3_BRK_PAGES);
+	bool grow = *mapped < pages || ((r & 1) && *mapped < 64ul * S3_BRK_PAGES);
+
+	*mapped = grow ? *mapped + pages : *mapped - pages;
+	if (grow)
+		return push(
+			&e->prog,
+			(struct mm_op){.kind = MM_OP_BRK, .cpu = (uint16_t)cpu, .mm.pages = pages});
+	return push(&e->prog, (struct mm_op){.kind = MM_OP_MUNMAP,
+					     .cpu = (uint16_t)cpu,
+					     .mm = {.pages = pages, .type = MM_ANONPAGES}});
+}
+
+/*
  * Probe i's program: the prefix, then K ops of two kinds, interleaved:
  * random bytes through the shared decoder (any op), and order-0
  * allocations and frees on CPUs in turn (seed 002's workload, what reaches
@@ -129,6 +162,7 @@ static int build_probe(struct explore *e, const struct mm_zone_info *zi, unsigne
 {
 	uint64_t rng = e->seed + i * UINT64_C(0x9e3779b97f4a7c15);
 	unsigned int ncpus = mm_config_nr_cpus(&e->cfg), nr_live = 0;
+	unsigned long mapped = 0;
 	int err;
 
 	if (build_prefix(e, zi))
@@ -144,6 +178,10 @@ static int build_probe(struct explore *e, const struct mm_zone_info *zi, unsigne
 			continue;
 		}
 		unsigned int cpu = (unsigned int)(r >> 32) % ncpus;
+		if (e->counters) {
+			err |= push_brk(e, r, cpu, &mapped);
+			continue;
+		}
 		if ((r & 7) < 5 || !nr_live) {
 			e->live[nr_live++] = e->prog.nr_allocs;
 			err |= push(&e->prog, (struct mm_op){.kind = MM_OP_ALLOC,
@@ -194,6 +232,19 @@ static int probe_value(struct explore *e, const struct mm_zone_info *zi, long va
 			return cli_usage_error("explore: cannot build the machine");
 		r->failed += n > 0;
 		r->probes++;
+		if (e->counters) { /* vm_committed_as: folds per charge, |exact - read| */
+			struct mm_counter_stats c;
+			struct mm_sim *sim = mm_exec_sim(e->ex);
+			mm_sim_counter_stats(sim, &c);
+			folds += c.committed_folds;
+			updates += c.committed_adds;
+			locks += c.pcpu_folds + c.pcpu_sums + c.list_lock_acquisitions;
+			ops += e->prog.nr_ops;
+			long long d = mm_vm_committed_sum(sim) - mm_vm_committed_read(sim);
+			if ((d < 0 ? -d : d) > r->max_drift)
+				r->max_drift = (long)(d < 0 ? -d : d);
+			continue;
+		}
 		mm_sim_stats(mm_exec_sim(e->ex), &st);
 		mm_zone_info(mm_exec_sim(e->ex), e->node, e->zt, &now);
 		folds += st.vmstat_folds;
@@ -221,8 +272,11 @@ static long model_value(struct explore *e, const struct mm_zone_info *zi)
 		return -1;
 	mm_exec_opts_default(&o);
 	o.stop_on_violation = false;
-	if (mm_exec_run(e->ex, &e->prog, &o, &failed_op) < 0 ||
-	    mm_pcp_info(mm_exec_sim(e->ex), e->node, e->zt, 0, &pi) < 0)
+	if (mm_exec_run(e->ex, &e->prog, &o, &failed_op) < 0)
+		return -1;
+	if (e->counters) /* under NEVER, after the prefix */
+		return mm_vm_committed_as_batch(mm_exec_sim(e->ex));
+	if (mm_pcp_info(mm_exec_sim(e->ex), e->node, e->zt, 0, &pi) < 0)
 		return -1;
 	if (!strcmp(e->knob, "pcp-batch"))
 		return pi.batch;
@@ -253,17 +307,35 @@ static int by_value(const void *a, const void *b)
 	return (x->value > y->value) - (x->value < y->value);
 }
 
+/* The value's figures as one row of the --json results (docs/results-json.md) */
+static void record(const struct explore *e, const struct probe *r)
+{
+	char row[32];
+
+	snprintf(row, sizeof(row), "value %ld", r->value);
+	results_metric(e->knob, row, "failed_fraction", (double)r->failed / r->probes);
+	results_metric(e->knob, row, "folds_per_1000", r->folds_per_1000);
+	results_metric(e->knob, row, "locks_per_1000", r->locks_per_1000);
+	results_metric(e->knob, row, "max_drift", (double)r->max_drift);
+	if (!e->counters)
+		results_metric(e->knob, row, "vs_min", (double)r->vs_min);
+}
+
 static void print_table(struct explore *e, long model, long answer, bool have_answer)
 {
 	qsort(e->tried, e->nr_tried, sizeof(e->tried[0]), by_value);
 	printf("%8s %-7s %9s %11s %11s %10s %13s\n", "value", "verdict", "failed", "folds/1000",
-	       "locks/1000", "max drift", "exact-min");
+	       "locks/1000", e->counters ? "end drift" : "max drift", "exact-min");
 	for (unsigned int i = 0; i < e->nr_tried; i++) {
 		const struct probe *r = &e->tried[i];
-		printf("%8ld %-7s %4u/%-4u %11.1f %11.1f %10ld %13ld%s\n", r->value,
+		char vs_min[24] = "-"; /* no watermark in the counters' workload */
+		if (!e->counters)
+			snprintf(vs_min, sizeof(vs_min), "%ld", r->vs_min);
+		printf("%8ld %-7s %4u/%-4u %11.1f %11.1f %10ld %13s%s\n", r->value,
 		       r->failed ? "UNSAFE" : "safe", r->failed, r->probes, r->folds_per_1000,
-		       r->locks_per_1000, r->max_drift, r->vs_min,
+		       r->locks_per_1000, r->max_drift, vs_min,
 		       r->value == model ? "  <- the model's rule" : "");
+		record(e, r);
 	}
 	for (unsigned int i = 0; i < e->nr_tried; i++)
 		if (e->tried[i].failed) {
@@ -302,21 +374,16 @@ static int machine(struct explore *e, const char *zoneinfo, unsigned int cpus)
 	mm_config_init(&e->cfg);
 	if (zoneinfo) {
 		size_t len;
-		uint8_t *text = cli_read_file(zoneinfo, &len);
-		char err[256], *z;
+		char err[256], *z = (char *)cli_read_file(zoneinfo, &len); /* NUL-terminated */
 
-		if (!text)
+		if (!z)
 			return EXIT_USAGE;
-		z = realloc(text, len + 1);
-		if (!z) {
-			free(text);
-			return cli_usage_error("explore: out of memory");
-		}
-		z[len] = 0;
 		int r = mm_config_from_zoneinfo(z, cpus, NULL, 0, &e->cfg, err, sizeof(err));
 		free(z);
 		if (r)
 			return cli_usage_error("explore: %s: %s", zoneinfo, err);
+	} else if (e->counters) {
+		bench_brk_config(&e->cfg, cpus);
 	} else {
 		e->cfg.cpus_per_node[0] = cpus;
 		e->cfg.zones[0][ZONE_NORMAL] =
@@ -403,7 +470,7 @@ static int search(struct explore *e, const struct mm_zone_info *zi, long lo, lon
 int cmd_explore(int argc, char **argv)
 {
 	struct explore *e = calloc(1, sizeof(*e));
-	const char *zoneinfo = NULL, *range = NULL, *values = NULL;
+	const char *zoneinfo = NULL, *range = NULL, *values = NULL, *json = NULL;
 	unsigned int cpus = 64;
 	long lo = 1, hi;
 	int ret = 0;
@@ -441,6 +508,8 @@ int cmd_explore(int argc, char **argv)
 			range = v;
 		} else if ((v = cli_flag_value(argc, argv, &i, "--values", &missing))) {
 			values = v;
+		} else if ((v = cli_flag_value(argc, argv, &i, "--json", &missing))) {
+			json = v;
 		} else if (missing) {
 			ret = cli_usage_error("explore: %s needs a value", arg);
 		} else if (arg[0] == '-' || e->knob) {
@@ -457,8 +526,11 @@ int cmd_explore(int argc, char **argv)
 	if (!ret && range && parse_pair(range, &lo, &hi))
 		ret = cli_usage_error("explore: --range takes LO,HI with 1 <= LO <= HI, not '%s'",
 				      range);
+	e->counters = e->knob && !strcmp(e->knob, "percpu-batch");
 	if (!ret)
 		ret = machine(e, zoneinfo, cpus);
+	if (!ret && json)
+		ret = results_begin("explore", json);
 	if (!ret) {
 		struct mm_zone_info zi;
 		e->ex = mm_exec_create();
@@ -475,8 +547,16 @@ int cmd_explore(int argc, char **argv)
 			       e->knob, e->node, (int)e->zt, (unsigned long long)zi.managed,
 			       zi.wmark[WMARK_MIN], zi.wmark[WMARK_LOW], zi.wmark[WMARK_HIGH],
 			       mm_config_nr_cpus(&e->cfg));
+			if (e->counters)
+				printf("workload: OVERCOMMIT_NEVER, m0's brk and munmap of 1..%u "
+				       "pages on random CPUs (seed 003); folds: vm_committed_as's "
+				       "per 1000 charges; locks: percpu_counter locks per 1000 "
+				       "ops; end drift: |exact - read| of vm_committed_as\n",
+				       S3_BRK_PAGES);
 			ret = search(e, &zi, lo, hi, values);
 		}
+		if (json && !ret)
+			ret = results_write();
 		mm_prog_free(&e->prog);
 		mm_exec_destroy(e->ex);
 		free(e->bytes);

@@ -152,26 +152,26 @@ static int parse_args(int argc, char **argv, struct shape_args *a)
  * Reads to EOF rather than by the file's size, which cli_read_file() uses:
  * /proc/zoneinfo itself reports size 0. Returns NULL after one line.
  */
-static char *read_zoneinfo(const char *path)
+static char *read_zoneinfo(const char *who, const char *path)
 {
 	FILE *f = fopen(path, "rb");
 	size_t len = 0, cap = 0, n;
 	char *buf = NULL, *b;
 
 	if (!f) {
-		cli_usage_error("shape: %s: cannot open: %s", path, strerror(errno));
+		cli_usage_error("%s: %s: cannot open: %s", who, path, strerror(errno));
 		return NULL;
 	}
 	do {
 		if (cap - len < 4096) {
 			cap = cap ? cap * 2 : 65536;
 			if (cap > ZONEINFO_MAX_BYTES + 1) {
-				cli_usage_error("shape: %s: larger than %u MB: not a zoneinfo",
+				cli_usage_error("%s: %s: larger than %u MB: not a zoneinfo", who,
 						path, ZONEINFO_MAX_BYTES >> 20);
 				goto fail;
 			}
 			if (!(b = realloc(buf, cap))) {
-				cli_usage_error("shape: %s: out of memory", path);
+				cli_usage_error("%s: %s: out of memory", who, path);
 				goto fail;
 			}
 			buf = b;
@@ -181,13 +181,13 @@ static char *read_zoneinfo(const char *path)
 	} while (n);
 	if (ferror(f)) {
 		/* a directory opens, and fails here with EISDIR */
-		cli_usage_error("shape: %s: cannot read: %s", path, strerror(errno));
+		cli_usage_error("%s: %s: cannot read: %s", who, path, strerror(errno));
 		goto fail;
 	}
 	fclose(f);
 	buf[len] = '\0';
 	if (strlen(buf) != len) {
-		cli_usage_error("shape: %s: contains NUL bytes: not a zoneinfo", path);
+		cli_usage_error("%s: %s: contains NUL bytes: not a zoneinfo", who, path);
 		free(buf);
 		return NULL;
 	}
@@ -199,7 +199,39 @@ fail:
 	return NULL;
 }
 
-/* A finding of the dump, not an error of the model: a note on stderr, the exit status kept. */
+/*
+ * The machine a zoneinfo file describes, with nr_cpus CPUs split as
+ * cpus_per_node says (NULL: evenly): what `mmfuzz shape` prints and what
+ * `mmfuzz stress --zoneinfo` runs. *nr_zones (if not NULL): the zones of
+ * the kernel that wrote it. Returns 0, or EXIT_USAGE after one line
+ * naming who and the flag or file at fault.
+ */
+int cli_zoneinfo_machine(const char *who, const char *path, unsigned int nr_cpus,
+			 const unsigned int *cpus_per_node, unsigned int nr_cpus_per_node,
+			 struct mm_config *cfg, unsigned int *nr_zones)
+{
+	char err[256], *text = read_zoneinfo(who, path);
+	int ret;
+
+	if (!text)
+		return EXIT_USAGE;
+	ret = mm_config_from_zoneinfo(text, nr_cpus, cpus_per_node, nr_cpus_per_node, cfg, err,
+				      sizeof(err));
+	if (nr_zones)
+		*nr_zones = mm_zoneinfo_nr_zones(text);
+	free(text);
+	if (ret == MM_ZONEINFO_ECPUS)
+		return cli_usage_error("%s: %s: %s", who,
+				       cpus_per_node ? "--cpus-per-node" : "--cpus", err);
+	if (ret)
+		return cli_usage_error("%s: %s: %s", who, path, err);
+	return 0;
+}
+
+/*
+ * A finding of the dump, not an error of the model: a note on stderr, the
+ * exit status kept (INV-ZONEINFO-STALE-MANAGED).
+ */
 static void print_finding(const struct mm_violation *v, void *arg)
 {
 	char line[512];
@@ -209,32 +241,34 @@ static void print_finding(const struct mm_violation *v, void *arg)
 	fprintf(stderr, "mmfuzz shape: finding: %s\n", line);
 }
 
+/* With the machine's min_free_kbytes given, marks that differ are the dump's staleness. */
+static void check_stale_marks(struct mm_sim *sim, const char *path)
+{
+	char *text = read_zoneinfo("shape", path);
+
+	if (!text)
+		return;
+	mm_sim_set_violation_handler(sim, print_finding, NULL);
+	mm_zoneinfo_check_marks(sim, text);
+	free(text);
+}
+
 int cmd_shape(int argc, char **argv)
 {
 	struct shape_args a;
 	struct mm_config cfg;
 	struct mm_sim *sim;
-	char err[256];
 	unsigned int nr_zones;
-	char *text;
 	int ret;
 
 	ret = parse_args(argc, argv, &a);
 	if (ret)
 		return ret < 0 ? EXIT_CLEAN : ret;
-	text = read_zoneinfo(a.zoneinfo);
-	if (!text)
-		return EXIT_USAGE;
-	ret = mm_config_from_zoneinfo(text, a.cpus, a.cpus_per_node_arg ? a.cpus_per_node : NULL,
-				      a.nr_cpus_per_node, &cfg, err, sizeof(err));
-	nr_zones = mm_zoneinfo_nr_zones(text);
+	ret = cli_zoneinfo_machine("shape", a.zoneinfo, a.cpus,
+				   a.cpus_per_node_arg ? a.cpus_per_node : NULL, a.nr_cpus_per_node,
+				   &cfg, &nr_zones);
 	if (ret)
-		free(text);
-	if (ret == MM_ZONEINFO_ECPUS)
-		return cli_usage_error("shape: %s: %s",
-				       a.cpus_per_node_arg ? "--cpus-per-node" : "--cpus", err);
-	if (ret)
-		return cli_usage_error("shape: %s: %s", a.zoneinfo, err);
+		return ret;
 	if (a.min_free_kbytes)
 		cfg.min_free_kbytes = a.min_free_kbytes;
 	if (a.wsf)
@@ -242,19 +276,14 @@ int cmd_shape(int argc, char **argv)
 
 	sim = mm_sim_create();
 	if (!sim || mm_sim_init(sim, &cfg, -1)) {
-		free(text);
 		mm_sim_destroy(sim);
 		/* The config is valid here: only the memmap, a descriptor per pfn, can fail. */
 		return cli_usage_error("shape: out of memory for %llu page descriptors",
 				       (unsigned long long)mm_config_max_pfn(&cfg));
 	}
 	mm_print_zoneinfo_zones(stdout, sim, nr_zones);
-	/* With the machine's min_free_kbytes given, marks that differ are the dump's staleness. */
-	if (a.min_free_kbytes) {
-		mm_sim_set_violation_handler(sim, print_finding, NULL);
-		mm_zoneinfo_check_marks(sim, text);
-	}
-	free(text);
+	if (a.min_free_kbytes)
+		check_stale_marks(sim, a.zoneinfo);
 	mm_sim_destroy(sim);
 	if (fflush(stdout) || ferror(stdout))
 		return cli_usage_error("shape: cannot write the output");

@@ -42,15 +42,19 @@ static const struct {
 	 "      real threads, one per simulated CPU (mmfuzz stress --help lists the rest)"},
 	{"compare", cmd_compare,
 	 "compare A.json B.json  repeated runs' figures side by side (mmtests' layout,\n"
-	 "      '*' where Welch's t-test says p < 0.05)"},
+	 "      '*' where Welch's t-test says p < 0.05); A1.json A2.json -- B1.json ...\n"
+	 "      pools several files a side"},
 	{"explore", cmd_explore,
 	 "explore KNOB [--zoneinfo F] [--cpus N] [--probes P] [--ops K] [--seed S]\n"
-	 "      [--range LO,HI] [--values V,...]  the largest value of a policy knob\n"
-	 "      (pressure-threshold, normal-threshold, pcp-batch, pcp-high) that keeps\n"
-	 "      the invariants"},
+	 "      [--range LO,HI] [--values V,...] [--json F]  the largest value of a\n"
+	 "      policy knob (pressure-threshold, normal-threshold, pcp-batch, pcp-high,\n"
+	 "      percpu-batch) that keeps the invariants"},
 	{"policy", cmd_policy,
 	 "policy build FILE.c [-o FILE.so]  compile a policy plugin for --policy\n"
 	 "      (docs/policy-lab.md)"},
+	{"fuzz-summary", cmd_fuzz_summary,
+	 "fuzz-summary ROWS.tsv --mode M --engine E --seconds S --jobs J [--variant V]\n"
+	 "      [--policy P]  ci/fuzz's summary.json from its rows (docs/ci.md)"},
 };
 
 int cli_command_help(const char *name)

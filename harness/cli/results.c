@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * results.c - the collector behind --json: {"schema": "mmfuzz-results/1",
- * "tool", "policy", "runs": [{"TABLE/ROW/NAME": number, ...}, ...]}.
+ * "tool", "policy", "runs": [{"TABLE/ROW/NAME": number, ...}, ...]}, and
+ * "config": {"key": "string", ...} when the tool states its setup.
  */
 #include "results.h"
 
@@ -37,6 +38,21 @@ int results_begin(const char *tool, const char *path)
 void results_next_run(void)
 {
 	run = NULL;
+}
+
+void results_config(const char *key, const char *value)
+{
+	json_t *config;
+
+	if (!doc)
+		return;
+	config = json_object_get(doc, "config");
+	if (!config) {
+		config = json_object();
+		if (!config || json_object_set_new(doc, "config", config))
+			return;
+	}
+	json_object_set_new(config, key, json_string(value));
 }
 
 void results_metric(const char *table, const char *row, const char *name, double value)

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 /*
- * Starts collecting for tool ("bench", "stress") into path, created now
+ * Starts collecting for tool ("bench", "stress", "explore") into path, created now
  * (never overwritten) so a bad path fails before the measuring; returns
  * EXIT_CLEAN or EXIT_USAGE after one line.
  */
@@ -19,6 +19,11 @@ int results_begin(const char *tool, const char *path);
 void results_next_run(void);
 /* One figure of the current run: "table/row/name"; a no-op when not collecting */
 void results_metric(const char *table, const char *row, const char *name, double value);
+/*
+ * A fact about the whole file, not a figure ("variant", "machine"):
+ * "config": {key: value} beside "runs"; a no-op when not collecting
+ */
+void results_config(const char *key, const char *value);
 /* Writes the collected runs; EXIT_CLEAN or EXIT_USAGE after one line */
 int results_write(void);
 

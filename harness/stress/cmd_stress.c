@@ -15,6 +15,7 @@
  * Exit status: 0 clean, 1 a violation, 2 bad usage, 3 the watchdog fired.
  */
 #include "stress.h"
+#include "stress_json.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -30,7 +31,6 @@
 #define DEFAULT_WATCHDOG_S 10u
 #define DEFAULT_BENCH_SECS 3.0
 #define PROGRESS_EVERY	   2.0
-#define MAX_TOTAL_PAGES	   (UINT64_C(1) << 26) /* 1 GiB of page descriptors */
 #define MONITOR_TICK_NS	   (20 * 1000 * 1000)
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -61,13 +61,23 @@ static void usage(FILE *f)
 	      "         [--zone-pages P] [--duration S] [--seed X] [--variant V] [--policy P.so]\n"
 	      "         [--weights KEY=W,...] [--mix default|pcp|zone-lock] [--pin]\n"
 	      "         [--quiesce-ms M] [--watchdog S] [--out DIR] [--deferred-init P]\n"
-	      "         [--hold PCT] [--jitter SEED] [--bench]\n"
+	      "         [--hold PCT] [--jitter SEED] [--bench] [--json FILE]\n"
+	      "         [--pages-per-node A,B,...] [--distances ROWS|FILE]\n"
+	      "         [--zoneinfo FILE --cpus N]\n"
 	      "Runs one thread per simulated CPU on one shared machine: allocs, frees, frees\n"
 	      "on another CPU, pcp drains, hotplug, sysctl writes, pcp disabling, deferred\n"
 	      "init; full checks at quiesce points.\n"
 	      "  --threads N        simulated CPUs, one thread each (default 2, or one per node)\n"
-	      "  --nodes N          simulated NUMA nodes, 1..8 (default 1)\n"
-	      "  --cpus-per-node L  CPUs of each node, e.g. 4,4 (overrides the even split)\n"
+	      "  --nodes N          simulated NUMA nodes, 1..64 (default 1)\n"
+	      "  --cpus-per-node L  CPUs of each node, e.g. 64,64,0,128 (overrides the even\n"
+	      "                     split; 0: a CPU-less node)\n"
+	      "  --pages-per-node L each node's Normal zone, e.g. 8192,0 (0: a memoryless\n"
+	      "                     node; default --zone-pages each)\n"
+	      "  --distances D      node distances: rows like 10,21;21,10, or a file of rows\n"
+	      "                     (cat /sys/devices/system/node/node*/distance); default\n"
+	      "                     10 local, 20 remote\n"
+	      "  --zoneinfo FILE    the nodes and zones of a real machine's /proc/zoneinfo,\n"
+	      "  --cpus N           with N CPUs (as mmfuzz shape builds it)\n"
 	      "  --zone-pages P     pages per zone: node 0 has DMA32 and Normal, the others\n"
 	      "                     Normal (default 8192)\n"
 	      "  --duration S       seconds to run (default 30)\n"
@@ -87,6 +97,7 @@ static void usage(FILE *f)
 	      "  --watchdog S       no progress for S s: dump the threads, exit 3 (default 10;\n"
 	      "                     0: off)\n"
 	      "  --out DIR          where a failing run writes its trace (default .)\n"
+	      "  --json FILE        also write the summary as JSON (docs/results-json.md)\n"
 	      "  --jitter SEED      random yields and sleeps at zone->lock boundaries,\n"
 	      "                     seeded (0: off, the default)\n"
 	      "  --hold PCT         the workers hold up to PCT% of the memory (default 33);\n"
@@ -109,6 +120,7 @@ struct flags {
 	struct stress_opts o;
 	bool threads_set, nodes_set, cpus_set, duration_set, bench;
 	const char *weights, *variant, *policy;
+	const char *json; /* --json FILE: stress_json.c */
 };
 
 static int parse_cpus(const char *s, struct flags *f)
@@ -160,7 +172,7 @@ static int parse_weights(const char *s, struct stress_opts *o)
 					       (int)(comma - p), p);
 		int e = mix_index(p, (size_t)(eq - p));
 		if (e < 0) {
-			char keys[256] = "";
+			char keys[512] = ""; /* every --weights key, for the message */
 			for (unsigned int k = 0; k < stress_mix_len; k++)
 				snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s",
 					 k ? ", " : "", stress_mix_default[k].name);
@@ -303,6 +315,8 @@ static int parse_flags(int argc, char **argv, struct flags *f)
 			f->variant = v;
 		} else if ((v = cli_flag_value(argc, argv, &i, "--policy", &missing))) {
 			f->policy = v;
+		} else if ((v = cli_flag_value(argc, argv, &i, "--json", &missing))) {
+			f->json = v;
 		} else if ((v = cli_flag_value(argc, argv, &i, "--weights", &missing))) {
 			f->weights = v;
 		} else if ((v = cli_flag_value(argc, argv, &i, "--mix", &missing))) {
@@ -337,6 +351,9 @@ static int parse_flags(int argc, char **argv, struct flags *f)
 			if (!cli_parse_seconds(v, 0.001, 1e7, &f->o.test_stall))
 				return cli_usage_error(
 					"stress: --test-stall takes seconds, not '%s'", v);
+		} else if ((ret = stress_machine_flag(argc, argv, &i, &f->o, &missing)) >= 0) {
+			if (ret)
+				return ret;
 		} else if (missing) {
 			return cli_usage_error("stress: %s needs a value", arg);
 		} else {
@@ -400,34 +417,6 @@ static int resolve_cpus(struct flags *f)
  * The machine
  * ---------------------------------------------------------------------- */
 
-/* Node 0: DMA32 then Normal; every other node: Normal. Zones follow each other in pfn order. */
-static int build_config(const struct stress_opts *o, struct mm_config *cfg)
-{
-	uint64_t pfn = 0, p = o->zone_pages;
-	char err[160];
-
-	mm_config_init(cfg);
-	cfg->nr_nodes = o->nodes;
-	for (unsigned int n = 0; n < o->nodes; n++) {
-		cfg->cpus_per_node[n] = o->cpus_per_node[n];
-		if (!n) {
-			cfg->zones[0][ZONE_DMA32] = (struct mm_zone_config){pfn, p, p, p};
-			pfn += p;
-		}
-		cfg->zones[n][ZONE_NORMAL] = (struct mm_zone_config){pfn, p, p, p};
-		pfn += p;
-	}
-	cfg->deferred_init_pages = o->deferred_init;
-	if (pfn > MAX_TOTAL_PAGES)
-		return cli_usage_error("stress: %llu pages in all is more than %llu: lower "
-				       "--zone-pages",
-				       (unsigned long long)pfn,
-				       (unsigned long long)MAX_TOTAL_PAGES);
-	if (mm_config_validate(cfg, err, sizeof(err)))
-		return cli_usage_error("stress: the machine is invalid: %s", err);
-	return 0;
-}
-
 static void zone_table(struct stress_run *run)
 {
 	for (unsigned int n = 0; n < run->cfg.nr_nodes; n++) {
@@ -470,6 +459,11 @@ static void on_violation(const struct mm_violation *v, void *arg)
 	atomic_store_explicit(&run->stop, true, memory_order_release);
 }
 
+void stress_report(struct stress_run *run, const struct mm_violation *v)
+{
+	on_violation(v, run);
+}
+
 static unsigned long violations(struct stress_run *run)
 {
 	unsigned long n;
@@ -495,6 +489,7 @@ static bool check_quiesced(struct stress_run *run, bool final)
 	mm_check_full(run->sim);
 	if (!final)
 		stress_held_pages(run, held);
+	stress_counters_check(run, final);
 	for (unsigned int z = 0; z < run->nr_zones; z++) {
 		struct mm_zone_info zi;
 		if (mm_zone_info(run->sim, run->zones[z].node, run->zones[z].type, &zi))
@@ -682,6 +677,7 @@ static void summary(struct stress_run *run, const struct stress_result *res)
 static void run_destroy(struct stress_run *run)
 {
 	stress_threads_destroy(run);
+	stress_counters_destroy(run);
 	stress_lru_destroy(run);
 	stress_host_destroy(run->host);
 	mm_sim_destroy(run->sim);
@@ -696,7 +692,6 @@ static int start_threads(struct stress_run *run)
 {
 	run->q_active = run->nr_threads;
 	pthread_barrier_init(&run->start, NULL, run->nr_threads + 1);
-	run->t0 = cli_now();
 	for (unsigned int i = 0; i < run->nr_threads; i++) {
 		struct stress_thread *t = run->t[i];
 		if (pthread_create(&t->tid, NULL,
@@ -707,6 +702,12 @@ static int start_threads(struct stress_run *run)
 			exit(EXIT_USAGE);
 		}
 	}
+	/*
+	 * The run starts once every thread exists: creating 1024 of them takes
+	 * seconds under TSan, which neither --duration nor ops/s may count. The
+	 * threads read t0 only after the barrier, which orders this write.
+	 */
+	run->t0 = cli_now();
 	pthread_barrier_wait(&run->start);
 	if (stress_watchdog_start(run)) {
 		fprintf(stderr, "mmfuzz: stress: cannot start the watchdog\n");
@@ -737,7 +738,7 @@ static int run_stress(const struct stress_opts *o, struct stress_result *res)
 	pthread_cond_init(&run->q_resume, NULL);
 	pthread_cond_init(&run->q_parked_cond, NULL);
 	pthread_mutex_init(&run->v_lock, NULL);
-	if ((ret = build_config(o, &run->cfg))) {
+	if ((ret = stress_machine_config(o, &run->cfg))) {
 		run_destroy(run);
 		return ret;
 	}
@@ -747,11 +748,15 @@ static int run_stress(const struct stress_opts *o, struct stress_result *res)
 		run_destroy(run);
 		return cli_usage_error("stress: cannot build the machine (out of memory?)");
 	}
+	if ((ret = stress_machine_apply(o, run->sim, &run->cfg))) {
+		run_destroy(run);
+		return ret;
+	}
 	mm_sim_set_violation_handler(run->sim, on_violation, run);
 	stress_jitter_init(run);
-	if (stress_lru_init(run)) {
+	if (stress_lru_init(run) || stress_counters_init(run)) {
 		run_destroy(run);
-		return cli_usage_error("stress: out of memory for the LRU");
+		return cli_usage_error("stress: out of memory for the LRU or the ledger");
 	}
 	run->host = stress_host_create(o->pin, &run->cfg, err, sizeof(err));
 	if (!run->host || stress_threads_create(run, err, sizeof(err))) {
@@ -778,8 +783,14 @@ static int run_stress(const struct stress_opts *o, struct stress_result *res)
 		res->final_passed = check_quiesced(run, true);
 	}
 	ret = atomic_load(&run->violated) ? EXIT_VIOLATION : EXIT_CLEAN;
-	if (!o->quiet)
+	if (!o->quiet) {
 		summary(run, res);
+		stress_json_record(run,
+				   &(struct stress_json_summary){
+					   res->elapsed, res->worker_ops, res->checks,
+					   res->checks_passed, violations(run),
+					   !atomic_load(&run->violated), res->final_passed, ret});
+	}
 	if (ret == EXIT_VIOLATION)
 		stress_write_trace(run);
 	run_destroy(run);
@@ -858,9 +869,19 @@ int cmd_stress(int argc, char **argv)
 		return EXIT_CLEAN;
 	if (ret)
 		return ret;
-	if ((ret = resolve_cpus(&f)))
+	if ((ret = resolve_cpus(&f)) ||
+	    (ret = stress_machine_resolve(&f.o, f.threads_set, f.nodes_set, f.cpus_set, f.bench))) {
+		stress_machine_free(&f.o);
 		return ret;
+	}
+	if (f.json && (ret = f.bench ? cli_usage_error("stress: --json records a run, not --bench")
+				     : stress_json_begin(f.json))) {
+		stress_machine_free(&f.o);
+		return ret;
+	}
 	if (f.bench)
 		return bench(&f);
-	return run_stress(&f.o, &res);
+	ret = stress_json_end(run_stress(&f.o, &res));
+	stress_machine_free(&f.o);
+	return ret;
 }

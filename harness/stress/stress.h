@@ -10,6 +10,8 @@
  *   stress_host.c    --pin and, with libnuma, node placement
  *   stress_lru.c     the reclaimable pool kswapd reclaims from (--hold)
  *   stress_jitter.c  --jitter: random delays at zone->lock boundaries
+ *   stress_counters.c the counter ops: their ledger, per-op drift, exact sums
+ *   stress_machine.c the machine: its nodes, zones and distances, or --zoneinfo's
  */
 #ifndef MMFUZZ_STRESS_H
 #define MMFUZZ_STRESS_H
@@ -69,7 +71,7 @@ struct stress_mix_entry {
 	int (*run)(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
 };
 
-#define STRESS_MIX_MAX 16
+#define STRESS_MIX_MAX 32
 
 /* Allocation orders of the worker mix. */
 enum stress_orders {
@@ -105,6 +107,14 @@ struct stress_opts {
 							 most (--hold) */
 	double test_stall; /* test hook: worker 0 stops after this many seconds (0: never) */
 	bool quiet;	   /* no progress lines (--bench) */
+	/* The machine flags of stress_machine.c. */
+	const char *zoneinfo;		   /* --zoneinfo FILE: a real machine's nodes and zones */
+	unsigned int zoneinfo_cpus;	   /* --cpus N (0: not given) */
+	unsigned int nr_node_pages;	   /* --pages-per-node: entries given (0: --zone-pages) */
+	uint64_t node_pages[MM_MAX_NODES]; /* each node's Normal zone (0: memoryless) */
+	unsigned int nr_distance_nodes;	   /* --distances: rows given (0: 10 local, 20 remote) */
+	uint8_t distance[MM_MAX_NODES * MM_MAX_NODES];
+	struct mm_config *machine; /* --zoneinfo's, built once by stress_machine_resolve() */
 };
 
 /* One flight recorder slot: words, so the watchdog can read them racily but atomically. */
@@ -225,6 +235,10 @@ struct stress_run {
 	pthread_t watchdog;
 	atomic_bool watchdog_stop;
 	bool watchdog_started;
+
+	/* stress_counters.c: the ground truth beside the counters */
+	struct stress_counters *counters;
+	atomic_uint hotplug_seq; /* odd while a hotplug op runs */
 };
 
 /* stress_thread.c */
@@ -240,6 +254,29 @@ void stress_held_pages(struct stress_run *run, uint64_t *held);
 void stress_free_all(struct stress_run *run);
 /* Ops the threads ran so far: progress for the watchdog and the services' pace. */
 unsigned long long stress_total_ops(struct stress_run *run);
+
+/* Runs op as t's CPU and records it; returns its sequence number, 0 when the core skipped it. */
+uint64_t stress_apply(struct stress_thread *t, struct mm_op *op);
+/* A random online CPU for a service's op; -1 if none. */
+int stress_pick_online_cpu(struct stress_thread *t);
+
+/* cmd_stress.c: a violation the harness found, from any thread (the first stops the run). */
+void stress_report(struct stress_run *run, const struct mm_violation *v);
+
+/* stress_counters.c */
+int stress_counters_init(struct stress_run *run);
+void stress_counters_destroy(struct stress_run *run);
+/*
+ * At a quiesce point: the exact sums against the ledger, then perhaps a
+ * percpu_counter_set(). final: after them every mm exits, and
+ * vm_committed_as must come back to 0. Returns the violations reported.
+ */
+unsigned long stress_counters_check(struct stress_run *run, bool final);
+int stress_run_pcpu_add(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
+int stress_run_pcpu_compare(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
+int stress_run_pcpu_sync(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
+int stress_run_mm_op(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
+int stress_run_overcommit(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
 
 /* stress_jitter.c */
 void stress_jitter_init(struct stress_run *run);
@@ -261,6 +298,19 @@ void stress_record(struct stress_thread *t, uint64_t seq, const struct mm_op *op
 void stress_write_trace(struct stress_run *run);
 int stress_watchdog_start(struct stress_run *run);
 void stress_watchdog_stop(struct stress_run *run);
+
+/* stress_machine.c */
+/* A machine flag at argv[*i]: 0 taken, -1 not one, else an exit code after a message. */
+int stress_machine_flag(int argc, char **argv, int *i, struct stress_opts *o, bool *missing);
+/* After every flag: --zoneinfo's machine and CPU split into o, the flags checked together. */
+int stress_machine_resolve(struct stress_opts *o, bool threads_set, bool nodes_set,
+			   bool cpus_listed, bool bench);
+/* The machine o describes; 0 or EXIT_USAGE after a message. */
+int stress_machine_config(const struct stress_opts *o, struct mm_config *cfg);
+/* After mm_sim_init(): --distances, and a line naming the machine. 0 or EXIT_USAGE. */
+int stress_machine_apply(const struct stress_opts *o, struct mm_sim *sim,
+			 const struct mm_config *cfg);
+void stress_machine_free(struct stress_opts *o);
 
 /* stress_host.c */
 struct stress_host *stress_host_create(bool pin, const struct mm_config *cfg, char *err,

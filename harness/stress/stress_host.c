@@ -3,12 +3,15 @@
  * stress_host.c - where the threads of `mmfuzz stress` run on the host.
  *
  * --pin pins thread i to the i-th CPU the process may use (modulo their
- * number). Built with libnuma (CMake finds it: MMFUZZ_HAVE_NUMA), the
- * simulated node n maps to the n-th host node with memory the process may
- * use (modulo their number: node 0 need not exist), a worker is pinned to
- * a CPU of that host node, and its thread state is allocated there with
- * numa_alloc_onnode(). The model's memmap is allocated by the core and
- * stays wherever first touch puts it.
+ * number). Built with libnuma (CMake finds it: MMFUZZ_HAVE_NUMA), pinning
+ * goes by node: the simulated nodes with CPUs map in order onto the host
+ * nodes with CPUs the process may use and memory it may allocate on
+ * (modulo their number: node 0 need not exist, and a host's CPU-less
+ * memory nodes, CXL or HBM, take no threads), a worker is pinned to a CPU
+ * of its node's host node, and its thread state is allocated there with
+ * numa_alloc_onnode(). A simulated CPU-less node maps to no host node. The
+ * model's memmap is allocated by the core and stays wherever first touch
+ * puts it.
  */
 #include "stress.h"
 
@@ -29,14 +32,17 @@ struct stress_host {
 	unsigned int first_cpu[MM_MAX_NODES]; /* the first simulated CPU of each node */
 	bool numa;
 	unsigned int nr_nodes;
-	int nodes[MM_MAX_NODES * 8]; /* host nodes with memory, ascending */
-	int sim_to_host[MM_MAX_NODES];
+	int nodes[MM_MAX_NODES * 8];   /* host nodes with allowed CPUs and memory, ascending */
+	int sim_to_host[MM_MAX_NODES]; /* -1: a CPU-less simulated node */
 };
 
 #ifdef MMFUZZ_HAVE_NUMA
-static void numa_setup(struct stress_host *h, unsigned int nr_sim_nodes)
+static int numa_cpu(const struct stress_host *h, int hn, unsigned int k);
+
+static void numa_setup(struct stress_host *h, const struct mm_config *cfg)
 {
 	struct bitmask *mems;
+	unsigned int k = 0;
 
 	if (numa_available() < 0)
 		return;
@@ -44,7 +50,7 @@ static void numa_setup(struct stress_host *h, unsigned int nr_sim_nodes)
 	if (!mems)
 		return;
 	for (int n = 0; n <= numa_max_node(); n++) {
-		if (!numa_bitmask_isbitset(mems, (unsigned int)n) ||
+		if (!numa_bitmask_isbitset(mems, (unsigned int)n) || numa_cpu(h, n, 0) < 0 ||
 		    h->nr_nodes == sizeof(h->nodes) / sizeof(h->nodes[0]))
 			continue;
 		h->nodes[h->nr_nodes++] = n;
@@ -53,8 +59,8 @@ static void numa_setup(struct stress_host *h, unsigned int nr_sim_nodes)
 	if (!h->nr_nodes)
 		return;
 	h->numa = true;
-	for (unsigned int n = 0; n < nr_sim_nodes; n++)
-		h->sim_to_host[n] = h->nodes[n % h->nr_nodes];
+	for (unsigned int n = 0; n < cfg->nr_nodes; n++)
+		h->sim_to_host[n] = cfg->cpus_per_node[n] ? h->nodes[k++ % h->nr_nodes] : -1;
 }
 
 /* The k-th allowed CPU of host node hn, or -1 if it has none (a memory-only node). */
@@ -112,7 +118,7 @@ struct stress_host *stress_host_create(bool pin, const struct mm_config *cfg, ch
 		return NULL;
 	}
 #ifdef MMFUZZ_HAVE_NUMA
-	numa_setup(h, cfg->nr_nodes);
+	numa_setup(h, cfg);
 #endif
 	return h;
 }
@@ -130,7 +136,7 @@ int stress_host_pin(const struct stress_host *h, unsigned int idx, int cpu, int 
 	if (!h->pin || !h->nr_cpus)
 		return -1;
 #ifdef MMFUZZ_HAVE_NUMA
-	if (h->numa && cpu >= 0 && node >= 0 && node < MM_MAX_NODES)
+	if (h->numa && cpu >= 0 && node >= 0 && node < MM_MAX_NODES && h->sim_to_host[node] >= 0)
 		host_cpu =
 			numa_cpu(h, h->sim_to_host[node], (unsigned int)cpu - h->first_cpu[node]);
 #else
@@ -150,7 +156,7 @@ void *stress_host_alloc(const struct stress_host *h, int node, size_t size, bool
 {
 	*placed = false;
 #ifdef MMFUZZ_HAVE_NUMA
-	if (h->numa && node >= 0 && node < MM_MAX_NODES) {
+	if (h->numa && node >= 0 && node < MM_MAX_NODES && h->sim_to_host[node] >= 0) {
 		/* numa_alloc_onnode() maps fresh pages: zeroed, as calloc's. */
 		void *p = numa_alloc_onnode(size, h->sim_to_host[node]);
 		if (p) {
@@ -200,5 +206,6 @@ void stress_host_describe(const struct stress_host *h, char *buf, size_t len)
 	}
 	n += snprintf(buf + n, len - (size_t)n, "; simulated node -> host node:");
 	for (unsigned int s = 0; s < h->nr_sim_nodes && n >= 0 && (size_t)n < len; s++)
-		n += snprintf(buf + n, len - (size_t)n, " %u->%d", s, h->sim_to_host[s]);
+		if (h->sim_to_host[s] >= 0)
+			n += snprintf(buf + n, len - (size_t)n, " %u->%d", s, h->sim_to_host[s]);
 }

@@ -98,6 +98,11 @@ static uint64_t apply(struct stress_thread *t, struct mm_op *op, struct mm_handl
 	return seq;
 }
 
+uint64_t stress_apply(struct stress_thread *t, struct mm_op *op)
+{
+	return apply(t, op, NULL, 0, 0);
+}
+
 /* Frees b as this thread's CPU. Returns 0 when freed, 1 when skipped (CPU offline). */
 static int free_block(struct stress_thread *t, const struct stress_block *b)
 {
@@ -215,6 +220,11 @@ static int pick_cpu(struct stress_thread *t, bool online)
 	return -1;
 }
 
+int stress_pick_online_cpu(struct stress_thread *t)
+{
+	return pick_cpu(t, true);
+}
+
 /*
  * Takes a CPU offline or brings one back. At most a quarter of the CPUs
  * (at least one) are offline at once, so most workers keep running.
@@ -233,7 +243,11 @@ static int run_hotplug(struct stress_thread *t, struct mm_op *unused, struct str
 	if (cpu < 0)
 		return 1;
 	op.cpu = (uint16_t)cpu;
-	return apply(t, &op, NULL, 0, 0) ? 0 : 1;
+	/* odd while it runs: a counter op's drift bound then allows any CPU count */
+	atomic_fetch_add_explicit(&run->hotplug_seq, 1, memory_order_acq_rel);
+	uint64_t seq = apply(t, &op, NULL, 0, 0);
+	atomic_fetch_add_explicit(&run->hotplug_seq, 1, memory_order_acq_rel);
+	return seq ? 0 : 1;
 }
 
 /*
@@ -403,6 +417,24 @@ const struct stress_mix_entry stress_mix_default[] = {
 	{"kswapd",
 	 "a thread waking kswapd, stepping it (pressure thresholds) and putting it to sleep", 1,
 	 MIX_SERVICE, 0, run_kswapd},
+	{"pcpu-add", "percpu_counter_add_batch on c0..c15 as this CPU", 2, MIX_WORKER_OP,
+	 MM_OP_PCPU_ADD, stress_run_pcpu_add},
+	{"pcpu-compare", "__percpu_counter_compare: the read, or the sum when near", 1,
+	 MIX_WORKER_OP, MM_OP_PCPU_COMPARE, stress_run_pcpu_compare},
+	{"pcpu-sync", "percpu_counter_sync: fold this CPU's local", 1, MIX_WORKER_OP,
+	 MM_OP_PCPU_SYNC, stress_run_pcpu_sync},
+	{"mmap", "mmap on a shared mm: vm_committed_as charge, rss faulted in", 1, MIX_WORKER_OP,
+	 MM_OP_MMAP, stress_run_mm_op},
+	{"brk", "brk on a shared mm: as mmap, anonymous", 1, MIX_WORKER_OP, MM_OP_BRK,
+	 stress_run_mm_op},
+	{"munmap", "munmap: rss and the charge given back", 1, MIX_WORKER_OP, MM_OP_MUNMAP,
+	 stress_run_mm_op},
+	{"fork", "fork: the rss counters' init_many, the parent's charge copied", 1, MIX_WORKER_OP,
+	 MM_OP_FORK, stress_run_mm_op},
+	{"exit", "exit: the charge given back, check_mm's sums", 1, MIX_WORKER_OP, MM_OP_EXIT,
+	 stress_run_mm_op},
+	{"overcommit", "a thread switching vm.overcommit_memory (NEVER syncs every CPU)", 1,
+	 MIX_SERVICE, 0, stress_run_overcommit},
 };
 const unsigned int stress_mix_len = sizeof(stress_mix_default) / sizeof(stress_mix_default[0]);
 

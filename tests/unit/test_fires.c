@@ -132,6 +132,7 @@ static struct mm_sim *fire_pcpu_sum_sync(struct vfirst *r, struct where *w)
 {
 	struct mm_sim *sim = small(1);
 
+	sim->serial = true; /* the per-op checks of what all CPUs share */
 	mm_pcpu_set(sim, 0, 10);
 	sim->pcc->ctr[0].truth += 5;
 	*w = (struct where){-1, -1, -1, -1, false, 0}; /* a counter of no CPU */
@@ -230,6 +231,7 @@ static struct mm_sim *fire_commit_never(struct vfirst *r, struct where *w)
 {
 	struct mm_sim *sim = small(1);
 
+	sim->serial = true; /* the per-op checks of what all CPUs share */
 	ck_assert_int_eq(mm_set_overcommit_memory(sim, MM_OVERCOMMIT_NEVER), 0);
 	/* past any per-CPU slack: the limit plus a batch per CPU, doubled */
 	sim->pcc->vm_committed_as.truth += 2 * ((int64_t)mm_vm_commit_limit(sim) +
@@ -259,6 +261,7 @@ static struct mm_sim *fire_pcpu_list(struct vfirst *r, struct where *w)
 	struct mm_sim *sim = small(1);
 	struct list_head *l;
 
+	sim->serial = true; /* the per-op checks of what all CPUs share */
 	ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
 	l = &sim->pcc->mm[0].rss_stat[MM_ANONPAGES].list;
 	l->prev->next = l->next;
@@ -412,9 +415,18 @@ END_TEST
 /* mm_zone_free_diff(): 0 for any node, zone or cpu out of range. */
 START_TEST(test_free_diff_out_of_range)
 {
-	struct mm_sim *sim = small(2);
-	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *z;
 
+	/* Normal between DMA32 and Movable: their CPUs' slots border its own. */
+	cfg_tiny(&cfg, 2, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_DMA32, 0, 64, 64);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 64, 64, 64);
+	cfg_zone(&cfg, 0, ZONE_MOVABLE, 128, 64, 64);
+	sim = sim_new(&cfg);
+	mm_set_current_cpu(0);
+	z = zone_of(sim, 0, ZONE_NORMAL);
 	/*
 	 * A diff on every CPU, so a read in range would not give 0; the
 	 * slots either side of the zone's (other zones' CPUs, in the same

@@ -701,7 +701,7 @@ START_TEST(test_parse_garbage)
 	expect_error("Node 0, zone\n", MM_ZONEINFO_EBADTEXT, "line 1: malformed zone header");
 	expect_error("Node 0, zone DMA junk\n", MM_ZONEINFO_EBADTEXT, "line 1: malformed");
 	expect_error("Node 0, zone  HighMem\n", MM_ZONEINFO_EBADTEXT, "line 1: unknown zone");
-	expect_error("Node 8, zone DMA\n", MM_ZONEINFO_EBADTEXT, "line 1: node 8");
+	expect_error("Node 64, zone DMA\n", MM_ZONEINFO_EBADTEXT, "line 1: node 64");
 	expect_error("Node 99999999999999999999999, zone DMA\n", MM_ZONEINFO_EBADTEXT,
 		     "line 1: malformed");
 	expect_error("Node 0, zone DMA\nNode 0, zone DMA\n", MM_ZONEINFO_EBADTEXT,
