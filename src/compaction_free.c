@@ -38,6 +38,7 @@ static unsigned long isolate_free_block(struct compact_control *cc, uint64_t pfn
 {
 	unsigned long nr;
 
+	_mm_oracle_free_take(cc, pfn, order);
 	if (!locked)
 		zone_lock(cc->zone);
 	nr = __isolate_free_page(cc->zone, pfn, order);
@@ -280,10 +281,15 @@ static void isolate_freepages(struct compact_control *cc)
 	uint64_t nr = UINT64_C(1) << sim->pageblock_order;
 	uint64_t isolate_start_pfn, block_start_pfn, block_end_pfn, low_pfn;
 	unsigned int stride;
+	uint64_t scan_start_pfn;
+	long isolated_before;
 
 	fast_isolate_freepages(cc);
 	if (cc->nr_freepages)
 		return;
+	/* the checker's before-image: where the scan starts, what was isolated */
+	scan_start_pfn = cc->free_pfn;
+	isolated_before = zone->nr_isolated_free;
 	isolate_start_pfn = cc->free_pfn;
 	block_start_pfn = pageblock_start_pfn(sim, isolate_start_pfn);
 	block_end_pfn = block_start_pfn + nr < zone_end_pfn(zone) ? block_start_pfn + nr
@@ -324,6 +330,7 @@ static void isolate_freepages(struct compact_control *cc)
 			break; /* would wrap below pfn 0 */
 	}
 	cc->free_pfn = isolate_start_pfn;
+	_mm_oracle_free_scan(cc, scan_start_pfn, isolated_before);
 }
 
 /* models compaction_alloc(): a target page, isolating more when none is left */

@@ -906,6 +906,9 @@ unsigned long _mm_pcpu_check_counter(struct mm_sim *sim, struct percpu_counter *
 				     const char *what, int idx);
 /* The same for a group of nr counters (at most MM_MAX_PCPU_COUNTERS): true if all hold. */
 bool _mm_pcpu_group_ok(struct mm_sim *sim, struct percpu_counter *fbc, unsigned int nr);
+/* Checker: INV-PCPU-SYNC, given what count and cpu's local held before the sync. */
+void _mm_pcpu_check_synced(struct mm_sim *sim, const struct percpu_counter *fbc, unsigned int cpu,
+			   int64_t count_before, int32_t local_before, const char *what, int idx);
 int _mm_pcpu_state_reset(struct mm_sim *sim);
 void _mm_pcpu_state_destroy(struct mm_sim *sim);
 
@@ -1069,6 +1072,10 @@ bool compact_check_round(struct compact_control *cc);
 void compact_check_fast_found(struct compact_control *cc, uint64_t block_pfn,
 			      unsigned long scanned_past_test);
 void compact_check_defer(struct zone *zone);
+/* oracle_compact_free.c: after isolate_freepages()'s linear scan, from its before-image */
+void _mm_oracle_free_scan(struct compact_control *cc, uint64_t start_pfn, long isolated_before);
+/* oracle_compact_free.c: before each free block a scanner isolates */
+void _mm_oracle_free_take(struct compact_control *cc, uint64_t pfn, unsigned int order);
 void compact_check_migrated(struct mm_sim *sim, const struct mm_handle *h, uint64_t dst,
 			    uint32_t owner);
 

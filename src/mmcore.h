@@ -150,6 +150,14 @@ const char *mm_migratetype_name(int mt);
 int mm_config_from_zoneinfo(const char *text, unsigned int nr_cpus,
 			    const unsigned int *cpus_per_node, unsigned int nr_cpus_per_node,
 			    struct mm_config *cfg, char *err, size_t errlen);
+struct mm_sim;
+/*
+ * A finding, INV-ZONEINFO-STALE-MANAGED: for each zone of the text whose
+ * printed min/low/high differ from sim's (sim built from the same text),
+ * one violation: the kernel set the marks up from other managed pages than
+ * the dump shows. Returns the zones reported; 0 for a text it cannot read.
+ */
+unsigned int mm_zoneinfo_check_marks(struct mm_sim *sim, const char *text);
 
 struct mm_sim;
 /* Prints the model's zones in /proc/zoneinfo's layout: the lines it models. */

@@ -181,6 +181,46 @@ MM_SCAN_INLINE static inline int64_t maxb_bound(int32_t maxb)
 	return maxb > 0 ? (int64_t)maxb - 1 : 0;
 }
 
+/*
+ * INV-PCPU-SUM-EXACT: __percpu_counter_sum() returns exactly the checker's
+ * ledger (fbc->truth: every amount added since the last init or set), the
+ * one read the kernel promises exact (serial runs). Unlike INV-PCPU-SUM, which adds the
+ * locals up again itself, this judges the value the sum's callers get
+ * (compare, check_mm, the ops). O(1): the sum has already been paid.
+ */
+static void pcpu_check_sum_exact(struct mm_sim *sim, struct percpu_counter *fbc, int64_t sum)
+{
+	int64_t truth = READ_ONCE(fbc->truth);
+
+	/* Threads add between the sum and the ledger's read: only a serial run is exact. */
+	if (sum != truth && sim->serial)
+		mm_report_violation(sim, "INV-PCPU-SUM-EXACT", -1, -1, smp_processor_id(), -1,
+				    truth, sum,
+				    "__percpu_counter_sum() returned %lld, the exact total is %lld",
+				    (long long)sum, (long long)truth);
+}
+
+/*
+ * INV-PCPU-SYNC: after percpu_counter_sync() the syncing CPU's local is 0
+ * and count moved by what the local held (the ledger is unchanged, so
+ * INV-PCPU-SUM checks the count): the sync folded, as the kernel's does.
+ */
+void _mm_pcpu_check_synced(struct mm_sim *sim, const struct percpu_counter *fbc, unsigned int cpu,
+			   int64_t count_before, int32_t local_before, const char *what, int idx)
+{
+	int32_t local = READ_ONCE(*per_cpu_local(fbc, cpu));
+	int64_t count = READ_ONCE(fbc->count);
+
+	/* Other CPUs' folds move count too: only a serial run pins it. */
+	if ((local != 0 || count != count_before + local_before) && sim->serial)
+		mm_report_violation(sim, "INV-PCPU-SYNC", -1, -1, (int)cpu, -1,
+				    count_before + local_before, count,
+				    "%s%d: after sync cpu%u's local is %d (want 0), count %lld "
+				    "(want %lld + %d)",
+				    what, idx, cpu, local, (long long)count,
+				    (long long)count_before, local_before);
+}
+
 /* ------------------------------------------------------------------------
  * init and destroy
  * ---------------------------------------------------------------------- */
@@ -316,6 +356,7 @@ int64_t __percpu_counter_sum(struct mm_sim *sim, struct percpu_counter *fbc)
 	spin_unlock(&fbc->lock);
 	pcc_stat(sim->pcc, pcpu_sums, 1);
 	pcc_stat(sim->pcc, pcpu_sum_cpus_read, nr_read);
+	pcpu_check_sum_exact(sim, fbc, ret);
 	return ret;
 }
 
@@ -531,11 +572,18 @@ void mm_pcpu_set(struct mm_sim *sim, unsigned int idx, long long value)
 int mm_pcpu_sync(struct mm_sim *sim, unsigned int idx)
 {
 	struct percpu_counter *fbc = op_counter(sim, idx);
+	unsigned int cpu = this_cpu(sim);
+	int64_t count_before;
+	int32_t local_before;
 
 	if (!fbc || !pcpu_preempt_disable(sim))
 		return 1;
+	/* the checker's before-image: what the sync must move */
+	count_before = READ_ONCE(fbc->count);
+	local_before = READ_ONCE(*per_cpu_local(fbc, cpu));
 	percpu_counter_sync(sim, fbc);
 	pcpu_preempt_enable(sim);
+	_mm_pcpu_check_synced(sim, fbc, cpu, count_before, local_before, "c", (int)idx);
 	if (sim->serial)
 		_mm_pcpu_check_counter(sim, fbc, "c", (int)idx);
 	return 0;

@@ -17,12 +17,15 @@ enum zi_field {
 	ZI_PRESENT,
 	ZI_MANAGED,
 	ZI_START_PFN,
+	ZI_MIN, /* the marks: read for INV-ZONEINFO-STALE-MANAGED only */
+	ZI_LOW,
+	ZI_HIGH,
 	ZI_NR_FIELDS
 };
 
 /* The keys as zoneinfo_show_print() spells them, colon included. */
-static const char *const zi_field_keys[ZI_NR_FIELDS] = {"spanned", "present", "managed",
-							"start_pfn:"};
+static const char *const zi_field_keys[ZI_NR_FIELDS] = {
+	"spanned", "present", "managed", "start_pfn:", "min", "low", "high"};
 
 struct zi_zone {
 	unsigned int header_line; /* 0: no header seen */
@@ -281,13 +284,31 @@ static int zi_place_cpus(struct zi_parser *p, unsigned int nr_cpus,
 	return 0;
 }
 
+/* Every line of text into p; 0, or the first line's error. */
+static int zi_parse_text(struct zi_parser *p, const char *text)
+{
+	unsigned int lineno = 0;
+
+	for (const char *line = text; *line;) {
+		const char *end = strchr(line, '\n');
+		int ret;
+
+		if (!end)
+			end = line + strlen(line);
+		ret = parse_line(p, ++lineno, line, end);
+		if (ret)
+			return ret;
+		line = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
 int mm_config_from_zoneinfo(const char *text, unsigned int nr_cpus,
 			    const unsigned int *cpus_per_node, unsigned int nr_cpus_per_node,
 			    struct mm_config *cfg, char *err, size_t errlen)
 {
 	/* ~2 KB: on the stack, so a parse has no allocation that could fail. */
 	struct zi_parser p = {.err = err, .errlen = errlen};
-	unsigned int lineno = 0;
 	int ret;
 
 	if (err && errlen)
@@ -301,17 +322,9 @@ int mm_config_from_zoneinfo(const char *text, unsigned int nr_cpus,
 	cfg->min_free_kbytes = 0;
 	cfg->watermark_scale_factor = 10;
 
-	for (const char *line = text; *line;) {
-		const char *end = strchr(line, '\n');
-
-		if (!end)
-			end = line + strlen(line);
-		ret = parse_line(&p, ++lineno, line, end);
-		if (ret)
-			return ret;
-		line = *end ? end + 1 : end;
-	}
-
+	ret = zi_parse_text(&p, text);
+	if (ret)
+		return ret;
 	ret = zi_fill_zones(&p, cfg);
 	if (ret)
 		return ret;
@@ -322,6 +335,58 @@ int mm_config_from_zoneinfo(const char *text, unsigned int nr_cpus,
 	if (mm_config_validate(cfg, err, errlen))
 		return MM_ZONEINFO_EBADTEXT;
 	return 0;
+}
+
+/*
+ * INV-ZONEINFO-STALE-MANAGED, a finding of the kernel's, not a model bug:
+ * the kernel sets a zone's marks up from the managed pages of that moment
+ * (boot, a min_free_kbytes or watermark_scale_factor write, memory
+ * hotplug) and nothing recomputes them when managed pages change later
+ * (initrd and init memory freed). A dump taken after that shows managed
+ * pages other than the ones its min/low/high came from. The model built
+ * from the dump sets its marks up from the dump's managed pages (held to
+ * the rule by INV-DERIVED-WMARK), so the dump's marks and the model's
+ * differ exactly in that window; each zone where they do is reported, the
+ * dump's mark as expected and the model's as actual.
+ */
+unsigned int mm_zoneinfo_check_marks(struct mm_sim *sim, const char *text)
+{
+	static const int mark[3] = {WMARK_MIN, WMARK_LOW, WMARK_HIGH};
+	struct zi_parser p = {0};
+	unsigned int stale = 0;
+
+	if (zi_parse_text(&p, text))
+		return 0;
+	for (unsigned int n = 0; n < sim->cfg.nr_nodes && n < MM_MAX_NODES; n++) {
+		for (int zt = 0; zt < MAX_NR_ZONES; zt++) {
+			const struct zi_zone *z = &p.zones[n][zt];
+			const struct zone *zone = &sim->node_data[n]->node_zones[zt];
+			int w;
+
+			if (!z->header_line || !z->val[ZI_PRESENT] || !zone->spanned_pages ||
+			    !z->field_line[ZI_MIN] || !z->field_line[ZI_LOW] ||
+			    !z->field_line[ZI_HIGH])
+				continue;
+			for (w = 0; w < 3; w++)
+				if (z->val[ZI_MIN + w] != zone->_watermark[mark[w]])
+					break;
+			if (w == 3)
+				continue;
+			stale++;
+			mm_report_violation(
+				sim, "INV-ZONEINFO-STALE-MANAGED", (int)n, zt, -1, -1,
+				(long long)z->val[ZI_MIN + w], (long long)zone->_watermark[mark[w]],
+				"zoneinfo line %u: min/low/high %llu/%llu/%llu were set up from "
+				"other "
+				"managed pages than the %llu it shows (from those: %lu/%lu/%lu)",
+				z->header_line, (unsigned long long)z->val[ZI_MIN],
+				(unsigned long long)z->val[ZI_LOW],
+				(unsigned long long)z->val[ZI_HIGH],
+				(unsigned long long)z->val[ZI_MANAGED], zone->_watermark[WMARK_MIN],
+				zone->_watermark[WMARK_LOW], zone->_watermark[WMARK_HIGH]);
+		}
+	}
+	return stale;
 }
 
 /* ------------------------------------------------------------------------

@@ -228,6 +228,31 @@ int cli_zoneinfo_machine(const char *who, const char *path, unsigned int nr_cpus
 	return 0;
 }
 
+/*
+ * A finding of the dump, not an error of the model: a note on stderr, the
+ * exit status kept (INV-ZONEINFO-STALE-MANAGED).
+ */
+static void print_finding(const struct mm_violation *v, void *arg)
+{
+	char line[512];
+
+	(void)arg;
+	mm_violation_format(v, line, sizeof(line));
+	fprintf(stderr, "mmfuzz shape: finding: %s\n", line);
+}
+
+/* With the machine's min_free_kbytes given, marks that differ are the dump's staleness. */
+static void check_stale_marks(struct mm_sim *sim, const char *path)
+{
+	char *text = read_zoneinfo("shape", path);
+
+	if (!text)
+		return;
+	mm_sim_set_violation_handler(sim, print_finding, NULL);
+	mm_zoneinfo_check_marks(sim, text);
+	free(text);
+}
+
 int cmd_shape(int argc, char **argv)
 {
 	struct shape_args a;
@@ -257,6 +282,8 @@ int cmd_shape(int argc, char **argv)
 				       (unsigned long long)mm_config_max_pfn(&cfg));
 	}
 	mm_print_zoneinfo_zones(stdout, sim, nr_zones);
+	if (a.min_free_kbytes)
+		check_stale_marks(sim, a.zoneinfo);
 	mm_sim_destroy(sim);
 	if (fflush(stdout) || ferror(stdout))
 		return cli_usage_error("shape: cannot write the output");

@@ -634,6 +634,137 @@ START_TEST(test_variant_caught)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------
+ * The fill pool and the handles that reach a page
+ * ---------------------------------------------------------------------- */
+
+/*
+ * 64 pages, all filled: the pool is full (its capacity is the machine's
+ * pfns). Slot 0 (pfn 0) freed, the cursor at 0: the next fill reuses it,
+ * the slot at the cursor first. Then every slot freed, pfn 0's too.
+ */
+START_TEST(test_fill_pool_reuse)
+{
+	struct mm_sim *sim = compaction_sim(0, 64, NULL);
+
+	fill(sim, 0, 64, 0, 0);
+	ck_assert_uint_eq(mm_fill_live(sim), 64);
+	ck_assert_int_eq(sim->compact->fill[0].pfn, 0);
+	free_pattern(sim, 64, 0);
+	ck_assert_uint_eq(mm_fill_live(sim), 63);
+	ck_assert_int_eq(sim->compact->fill[0].pfn, -1);
+	fill(sim, 0, 1, 0, 0);
+	ck_assert_uint_eq(mm_fill_live(sim), 64);
+	ck_assert_int_eq(sim->compact->fill[0].pfn, 0);
+	free_pattern(sim, 1, 0);
+	ck_assert_uint_eq(mm_fill_live(sim), 0);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 64);
+	ck_assert_uint_eq(mm_sim_violations(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * handle_of_block() reaches an executor handle only by a number below
+ * nr_handles: a stamp naming the slot just past the array reaches nothing,
+ * even when that memory happens to hold a matching handle.
+ */
+START_TEST(test_handle_of_block_bounds)
+{
+	struct mm_sim *sim = compaction_sim(0, 64, NULL);
+	struct mm_handle hs[3] = {{-1, 0, 0}, {-1, 0, 0}, {-1, 0, 0}};
+	uint32_t gen;
+	long long pfn = mm_alloc_pages(sim, 0, MM_GFP_KERNEL | MM_GFP_MOVABLE, -1, 2, &gen);
+
+	ck_assert_int_ge(pfn, 0);
+	hs[2] = (struct mm_handle){pfn, gen, 0};
+	sim->handles = hs;
+	sim->nr_handles = 3;
+	ck_assert_ptr_eq(handle_of_block(sim, (uint64_t)pfn), &hs[2]);
+	sim->nr_handles = 2;
+	ck_assert_ptr_null(handle_of_block(sim, (uint64_t)pfn));
+	sim->handles = NULL;
+	sim->nr_handles = 0;
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* The per-input reset zeroes the compaction figures of the last input. */
+START_TEST(test_compact_stats_reset)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct mm_compact_stats st;
+	struct mm_config cfg;
+
+	fill(sim, 0, 256, 0, 0);
+	free_pattern(sim, 2, 0);
+	ck_assert_int_ge(mm_compact_zone(sim, 0, ZONE_NORMAL, 3, MM_COMPACT_PRIO_SYNC_LIGHT,
+					 MM_MIGRATE_SYNC_LIGHT, MIGRATE_MOVABLE),
+			 0);
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_uint_gt(st.compact_passes, 0);
+	cfg_tiny(&cfg, 1, 6, 5);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 256, 256);
+	ck_assert_int_eq(mm_sim_init(sim, &cfg, -1), 0);
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_uint_eq(st.compact_passes, 0);
+	ck_assert_uint_eq(st.compact_migrate_scanned, 0);
+	ck_assert_uint_eq(st.compact_isolated, 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* Compaction needs one thread: on a machine that is not serial every compaction op is skipped. */
+START_TEST(test_compaction_ops_need_serial)
+{
+	static const uint8_t kinds[] = {MM_OP_COMPACT, MM_OP_KCOMPACTD, MM_OP_RESET_SKIP,
+					MM_OP_FILL, MM_OP_FREE_PATTERN};
+	struct mm_sim *sim = compaction_sim(0, 64, NULL);
+
+	sim->serial = false;
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+		struct mm_op op = {.kind = kinds[i]};
+		ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 1);
+	}
+	ck_assert_uint_eq(mm_fill_live(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * The free scanners' per-isolation rule (INV-COMPACT-FREE-TARGET): a block
+ * taken is a free page of its order, taken while targets are short. pfn 5
+ * is allocated; pfn 9 is free but the one target wanted is already held.
+ */
+START_TEST(test_free_take_oracle)
+{
+	struct mm_sim *sim = compaction_sim(0, 64, NULL);
+	uint32_t gen[64];
+	struct vrec vr;
+	struct compact_control cc = {.zone = normal(sim), .nr_migratepages = 1};
+
+	for (int i = 0; i < 64; i++)
+		ck_assert_int_eq(mm_alloc_pages(sim, 0, MM_GFP_KERNEL | MM_GFP_MOVABLE, -1,
+						(uint32_t)i, &gen[i]),
+				 i);
+	mm_free_pages(sim, 9, 0, 9, gen[9]);
+	vrec_init(&vr);
+	sim_record(sim, &vr);
+	_mm_oracle_free_take(&cc, 9, 0);
+	ck_assert_uint_eq(vr.n, 0);
+	_mm_oracle_free_take(&cc, 9, 1); /* the wrong order */
+	ck_assert_uint_eq(vr.n, 1);
+	_mm_oracle_free_take(&cc, 5, 0); /* not free */
+	ck_assert_uint_eq(vr.n, 2);
+	cc.nr_freepages = 1; /* the targets suffice */
+	_mm_oracle_free_take(&cc, 9, 0);
+	ck_assert_uint_eq(vr.n, 3);
+	for (unsigned int k = 0; k < vr.n; k++)
+		ck_assert_str_eq(vr.id[k], "INV-COMPACT-FREE-TARGET");
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *compaction_suite(void)
 {
 	Suite *s = suite_create("compaction");
@@ -662,6 +793,11 @@ static Suite *compaction_suite(void)
 	tcase_add_test(tc, test_busy_pages_fail_migration);
 	tcase_add_test(tc, test_exec_handles_follow_migration);
 	tcase_add_test(tc, test_skip_hint_shadow_pass);
+	tcase_add_test(tc, test_fill_pool_reuse);
+	tcase_add_test(tc, test_handle_of_block_bounds);
+	tcase_add_test(tc, test_compact_stats_reset);
+	tcase_add_test(tc, test_compaction_ops_need_serial);
+	tcase_add_test(tc, test_free_take_oracle);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("variants");

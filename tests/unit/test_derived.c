@@ -428,6 +428,80 @@ START_TEST(test_kswapd_sleep_flushes)
 }
 END_TEST
 
+/*
+ * INV-ZONEINFO-STALE-MANAGED: a zoneinfo whose min/low/high are the ones
+ * the kernel set up from 4096 managed pages. Printed with managed 4096 it
+ * is consistent; printed with managed 8192 (init memory freed after the
+ * setup) the model built from it sets its marks up from 8192 and the dump's
+ * marks are stale: reported for that zone, with the dump's min expected.
+ */
+static void zoneinfo_text(char *buf, size_t n, unsigned long managed, const unsigned long *marks)
+{
+	snprintf(buf, n,
+		 "Node 0, zone   Normal\n"
+		 "  pages free     100\n"
+		 "        min      %lu\n"
+		 "        low      %lu\n"
+		 "        high     %lu\n"
+		 "        spanned  8192\n"
+		 "        present  8192\n"
+		 "        managed  %lu\n"
+		 "  start_pfn:           0\n",
+		 marks[0], marks[1], marks[2], managed);
+}
+
+static struct mm_sim *zoneinfo_sim(const char *text)
+{
+	struct mm_config cfg;
+	char err[160] = "";
+	struct mm_sim *sim = mm_sim_create();
+
+	ck_assert_msg(mm_config_from_zoneinfo(text, 1, NULL, 0, &cfg, err, sizeof(err)) == 0, "%s",
+		      err);
+	ck_assert_ptr_nonnull(sim);
+	ck_assert_int_eq(mm_sim_init(sim, &cfg, -1), 0);
+	return sim;
+}
+
+START_TEST(test_zoneinfo_stale_managed)
+{
+	unsigned long none[3] = {0, 0, 0}, at_setup[3];
+	char text[512];
+	struct mm_sim *sim;
+	struct vrec vr;
+
+	/* the marks the kernel's rule gives 4096 managed pages */
+	zoneinfo_text(text, sizeof(text), 4096, none);
+	sim = zoneinfo_sim(text);
+	for (int w = 0; w < 3; w++)
+		at_setup[w] = sim->node_data[0]->node_zones[ZONE_NORMAL]._watermark[w];
+	mm_sim_destroy(sim);
+	ck_assert_uint_gt(at_setup[WMARK_LOW], at_setup[WMARK_MIN]);
+
+	/* consistent: nothing to report */
+	zoneinfo_text(text, sizeof(text), 4096, at_setup);
+	sim = zoneinfo_sim(text);
+	vrec_init(&vr);
+	sim_record(sim, &vr);
+	ck_assert_uint_eq(mm_zoneinfo_check_marks(sim, text), 0);
+	ck_assert_uint_eq(vr.n, 0);
+	mm_sim_destroy(sim);
+
+	/* managed grew after the setup: the finding, on node 0's Normal zone */
+	zoneinfo_text(text, sizeof(text), 8192, at_setup);
+	sim = zoneinfo_sim(text);
+	vrec_init(&vr);
+	sim_record(sim, &vr);
+	ck_assert_uint_eq(mm_zoneinfo_check_marks(sim, text), 1);
+	ck_assert(vrec_has(&vr, "INV-ZONEINFO-STALE-MANAGED"));
+	/* a text it cannot read: no finding */
+	ck_assert_uint_eq(mm_zoneinfo_check_marks(sim, "no zoneinfo\n"), 0);
+	ck_assert_uint_ne(sim->node_data[0]->node_zones[ZONE_NORMAL]._watermark[WMARK_MIN],
+			  at_setup[WMARK_MIN]);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *derived_suite(void)
 {
 	Suite *s = suite_create("derived");
@@ -447,6 +521,7 @@ static Suite *derived_suite(void)
 	tcase_add_test(tc, test_compact_cached_pfn_corrupt);
 	tcase_add_test(tc, test_compact_skip_flush_corrupt);
 	tcase_add_test(tc, test_kswapd_sleep_flushes);
+	tcase_add_test(tc, test_zoneinfo_stale_managed);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -141,6 +141,88 @@ static struct mm_sim *fire_pcpu_sum_sync(struct vfirst *r, struct where *w)
 	return sim;
 }
 
+/* Counter 0's count lost 5 behind the ledger's back: the next sum must say so. */
+static struct mm_sim *fire_pcpu_sum_exact(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+
+	sim->serial = true; /* the check judges serial runs */
+	mm_set_current_cpu(0);
+	mm_pcpu_set(sim, 0, 10);
+	sim->pcc->ctr[0].count -= 5;
+	*w = (struct where){-1, -1, 0, -1, true, 10};
+	record(sim, r);
+	ck_assert_int_eq(mm_pcpu_sum(sim, 0), 5);
+	return sim;
+}
+
+/* A sync that left cpu0's local of 3 where it was: the check's before-image says it held 3. */
+static struct mm_sim *fire_pcpu_sync(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct percpu_counter *fbc = &sim->pcc->ctr[0];
+
+	sim->serial = true; /* the check judges serial runs */
+	mm_set_current_cpu(0);
+	mm_pcpu_add(sim, 0, 3, 32);
+	*w = (struct where){-1, -1, 0, -1, true, 3};
+	record(sim, r);
+	_mm_pcpu_check_synced(sim, fbc, 0, fbc->count, fbc->counters[0], "c", 0);
+	return sim;
+}
+
+/*
+ * The 64-page zone all allocated order-0 (pcp off), then pfn 57 freed: a
+ * lone free page in the MOVABLE pageblock 56..59. A control for the free
+ * scanner's oracle, one target wanted.
+ */
+static struct mm_sim *free_scanner_sim(struct compact_control *cc)
+{
+	struct mm_sim *sim = small(1);
+	uint32_t gen[64];
+
+	sim->serial = true; /* the oracle judges serial runs */
+	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
+	for (int i = 0; i < 64; i++)
+		ck_assert_int_eq(mm_alloc_pages(sim, 0, GFP_MOV, -1, (uint32_t)i, &gen[i]), i);
+	mm_free_pages(sim, 57, 0, 57, gen[57]);
+	*cc = (struct compact_control){.zone = zone_of(sim, 0, ZONE_NORMAL),
+				       .freepages = sim->compact->freepages,
+				       .nr_migratepages = 1,
+				       .mode = MM_MIGRATE_SYNC_LIGHT};
+	return sim;
+}
+
+/* A sync scan from pfn 56 claims to have met the migration scanner at 0: it passed pfn 57. */
+static struct mm_sim *fire_compact_free_scan(struct vfirst *r, struct where *w)
+{
+	struct compact_control cc;
+	struct mm_sim *sim = free_scanner_sim(&cc);
+
+	cc.free_pfn = 0;
+	*w = (struct where){0, ZONE_NORMAL, 0, 57, true, 0};
+	record(sim, r);
+	_mm_oracle_free_scan(&cc, 56, 0);
+	return sim;
+}
+
+/* A scan that hands out pfn 58 as a target: an allocated page, never isolated. */
+static struct mm_sim *fire_compact_free_target(struct vfirst *r, struct where *w)
+{
+	struct compact_control cc;
+	struct mm_sim *sim = free_scanner_sim(&cc);
+
+	cc.freepages[0] = 58;
+	cc.nr_freepages = 1;
+	cc.free_pfn = 56;
+	zone_of(sim, 0, ZONE_NORMAL)->nr_isolated_free++;
+	*w = (struct where){0, ZONE_NORMAL, 0, 58, true, PG_ALLOC};
+	record(sim, r);
+	_mm_oracle_free_scan(&cc, 60, 0);
+	zone_of(sim, 0, ZONE_NORMAL)->nr_isolated_free--;
+	return sim;
+}
+
 /*
  * OVERCOMMIT_NEVER admits on a read far below the exact total: the exact
  * total already sits at the commit limit, the counter says 0.
@@ -349,6 +431,10 @@ static const struct {
 	{"INV-BOOST-DECAY", fire_boost_decay},
 	{"INV-NOFRAG-RETRY", fire_nofrag_retry},
 	{"INV-PCP-HIGH-RANGE", fire_pcp_high_range},
+	{"INV-PCPU-SUM-EXACT", fire_pcpu_sum_exact},
+	{"INV-PCPU-SYNC", fire_pcpu_sync},
+	{"INV-COMPACT-FREE-SCAN", fire_compact_free_scan},
+	{"INV-COMPACT-FREE-TARGET", fire_compact_free_target},
 };
 
 START_TEST(test_fires)
