@@ -3,7 +3,9 @@
  * alloc.c - the allocation and free entry points: gfp to zone, migratetype
  * and alloc flags, zonelists, get_page_from_freelist() with its watermark
  * checks, the fast path and the slow path's retry at the min mark, and the
- * page stamps that catch a block handed out twice.
+ * page stamps that catch a block handed out twice. ALLOC_NOFRAGMENT and
+ * ALLOC_KSWAPD in the fast path, the no-fallback retry and the boosted
+ * watermark's kswapd wake in rmqueue() follow 6.10.
  */
 #include "internal.h"
 
@@ -118,17 +120,43 @@ static unsigned int gfp_pfmemalloc_flags(unsigned int gfp)
 	return 0;
 }
 
+/*
+ * models alloc_flags_nofragment() (6.10, CONFIG_ZONE_DMA32): the fast
+ * path's ALLOC_KSWAPD (the gfp bit itself) and ALLOC_NOFRAGMENT when the
+ * preferred zone is Normal with DMA32 below it, assumed populated on a
+ * single node: the first pass may not steal below a pageblock.
+ */
+unsigned int alloc_flags_nofragment(const struct zone *zone, unsigned int gfp)
+{
+	unsigned int alloc_flags = (gfp & MM_GFP_KSWAPD_RECLAIM) ? ALLOC_KSWAPD : 0;
+
+	if (!zone || zone->type != ZONE_NORMAL)
+		return alloc_flags;
+	/*
+	 * populated_zone(), by the managed count: memory hotplug changes
+	 * present_pages under locks an allocation does not take (the model's
+	 * online_pages() under threads), the managed count atomically.
+	 */
+	if (zone->sim->nr_nodes > 1 &&
+	    !managed_zone(&zone->sim->node_data[zone->node]->node_zones[ZONE_DMA32]))
+		return alloc_flags;
+	return alloc_flags | ALLOC_NOFRAGMENT;
+}
+
 /* ------------------------------------------------------------------------
  * Taking a block from a zone
  * ---------------------------------------------------------------------- */
 
 struct alloc_context {
 	struct zone **zonelist;
+	struct zone *preferred; /* ac->preferred_zoneref's zone, NULL: none eligible */
 	int highest_zoneidx;
 	int migratetype;
 	unsigned int gfp;
 	uint32_t refused_mask[(MM_MAX_ZONEREFS + 31) / 32]; /* zone ids the wmark refused */
 	long admit_drift; /* checker: the vmstat drift bound the admission relied on */
+	/* checker: the boost the admission's mark held (a fallback steal may raise it after) */
+	unsigned long admit_boost;
 	/* checker: the flags this pass is entitled to, from the gfp table (oracle_gfp.c) */
 	unsigned int oracle_flags;
 };
@@ -218,9 +246,25 @@ static long highatomic_free_pages(const struct zone *zone)
 	return n;
 }
 
-static long admission_floor(const struct zone *zone, unsigned int oracle_flags, int highest_zoneidx)
+/*
+ * The mark an admission was held to: the boosted one, except an order-0
+ * __GFP_HIGH request at min, which zone_watermark_fast() lets past the
+ * boost (the kernel's rule, restated here).
+ */
+static long admission_mark(const struct zone *zone, unsigned int oracle_flags, unsigned int order,
+			   unsigned long boost)
 {
-	long mark = (long)wmark_pages(zone, oracle_flags & ALLOC_WMARK_MASK);
+	int wmark = (int)(oracle_flags & ALLOC_WMARK_MASK);
+
+	if (!order && (oracle_flags & ALLOC_MIN_RESERVE) && wmark == WMARK_MIN)
+		return (long)READ_ONCE(zone->_watermark[WMARK_MIN]);
+	return (long)(READ_ONCE(zone->_watermark[wmark]) + boost);
+}
+
+static long admission_floor(const struct zone *zone, unsigned int oracle_flags, int highest_zoneidx,
+			    unsigned int order, unsigned long boost)
+{
+	long mark = admission_mark(zone, oracle_flags, order, boost);
 	long floor = _mm_oracle_reserve_floor(mark, oracle_flags) +
 		     (long)zone->lowmem_reserve[highest_zoneidx];
 
@@ -298,10 +342,12 @@ static bool unreserve_highatomic_pageblock(struct mm_sim *sim, const struct allo
 				__move_freepages_block(zone, start, mt, ac->migratetype);
 				set_pageblock_migratetype(sim, start, ac->migratetype);
 			} else {
-				__move_freepages_block(zone, pfn, mt, ac->migratetype);
-				change_pageblock_range(sim, pfn, o, ac->migratetype);
+				/*
+				 * move_to_free_list() of the block alone, not freed again:
+				 * a buddy it could merge with now stays apart (6.10-6.12).
+				 */
+				move_free_block_apart(zone, pfn, o, mt, ac->migratetype);
 			}
-			putback_pageblock_buddy(zone, start);
 			zone_unlock(zone);
 			return true;
 		}
@@ -320,7 +366,8 @@ static long admission_drift(const struct zone *zone, unsigned int order, unsigne
 			    int highest_zoneidx)
 {
 	if (!zone->sim->serial || zone->vm_stat_exact[NR_FREE_PAGES] - (1L << order) >=
-					  admission_floor(zone, oracle_flags, highest_zoneidx))
+					  admission_floor(zone, oracle_flags, highest_zoneidx,
+							  order, READ_ONCE(zone->watermark_boost)))
 		return 0;
 	return _mm_vmstat_drift_bound(zone, NR_FREE_PAGES);
 }
@@ -336,7 +383,7 @@ static long admission_drift(const struct zone *zone, unsigned int order, unsigne
  * floor, drift or not. Its violation names the machine's drift bound, a
  * configuration finding rather than a bug.
  */
-static void check_admission(struct zone *zone, unsigned int alloc_flags,
+static void check_admission(struct zone *zone, unsigned int order, unsigned int alloc_flags,
 			    const struct alloc_context *ac)
 {
 	unsigned int oracle_flags = ac->oracle_flags;
@@ -344,7 +391,9 @@ static void check_admission(struct zone *zone, unsigned int alloc_flags,
 	if (!zone->sim->serial || (oracle_flags & ALLOC_NO_WATERMARKS))
 		return;
 	long free_after = zone->vm_stat_exact[NR_FREE_PAGES];
-	long floor = admission_floor(zone, oracle_flags, ac->highest_zoneidx) - ac->admit_drift;
+	long floor =
+		admission_floor(zone, oracle_flags, ac->highest_zoneidx, order, ac->admit_boost) -
+		ac->admit_drift;
 	if (free_after < floor)
 		zone_report(zone, "INV-WMARK-MIN", -1, floor, free_after,
 			    "allocation with flags %#x left exact free pages below the reserve "
@@ -353,7 +402,7 @@ static void check_admission(struct zone *zone, unsigned int alloc_flags,
 	if (!zone->sim->strict_watermarks)
 		return;
 	unsigned int min_flags = (oracle_flags & ~(unsigned int)ALLOC_WMARK_MASK) | ALLOC_WMARK_MIN;
-	long strict = admission_floor(zone, min_flags, ac->highest_zoneidx);
+	long strict = admission_floor(zone, min_flags, ac->highest_zoneidx, order, ac->admit_boost);
 	if (free_after < strict)
 		zone_report(
 			zone, "INV-WMARK-STRICT", -1, strict, free_after,
@@ -404,7 +453,8 @@ static void check_admission_under_pressure(struct zone *zone, unsigned int order
 			check_admission_under_pressure_locked(zone, order);
 		return;
 	}
-	if (alloc_flags != ALLOC_WMARK_LOW)
+	/* The fast path: the low mark and no reserves (its KSWAPD and NOFRAGMENT bits aside). */
+	if ((alloc_flags & ~(unsigned int)(ALLOC_KSWAPD | ALLOC_NOFRAGMENT)) != ALLOC_WMARK_LOW)
 		return;
 	long exact = zone->vm_stat_exact[NR_FREE_PAGES];
 	long want = (long)wmark_pages(zone, WMARK_MIN) + (1L << order);
@@ -433,24 +483,37 @@ static struct page *rmqueue_buddy(struct zone *zone, unsigned int order, unsigne
 	if (page) {
 		prep_new_page(zone, page, order, ac->migratetype, owner, gen);
 		_mm_vmstat_note_free(zone);
-		check_admission(zone, alloc_flags, ac);
+		check_admission(zone, order, alloc_flags, ac);
 	}
 	zone_unlock(zone);
 	return page;
 }
 
-/* models rmqueue(): small orders through this CPU's pcp list, the rest from the buddy */
+/*
+ * models rmqueue(): small orders through this CPU's pcp list, the rest from
+ * the buddy; then the kswapd wake a boost asked for (ZONE_BOOSTED_WATERMARK),
+ * which only a caller that may wake kswapd (ALLOC_KSWAPD) delivers.
+ */
 static struct page *rmqueue(struct zone *zone, unsigned int order, unsigned int alloc_flags,
 			    const struct alloc_context *ac, uint32_t owner, uint32_t gen)
 {
+	struct page *page = NULL;
+
 	if (pcp_allowed_order(zone->sim, order) && zone->per_cpu_pageset) {
-		struct page *page = rmqueue_pcplist(zone, order, ac->migratetype, alloc_flags);
-		if (page) {
+		page = rmqueue_pcplist(zone, order, ac->migratetype, alloc_flags);
+		if (page)
 			prep_new_page(zone, page, order, ac->migratetype, owner, gen);
-			return page;
-		}
 	}
-	return rmqueue_buddy(zone, order, alloc_flags, ac, owner, gen);
+	if (!page)
+		page = rmqueue_buddy(zone, order, alloc_flags, ac, owner, gen);
+	/* Test, then clear: no atomic read-modify-write in the common case. */
+	if ((alloc_flags & ALLOC_KSWAPD) &&
+	    (atomic_load_explicit(&zone->flags, memory_order_relaxed) & ZONE_BOOSTED_WATERMARK)) {
+		atomic_fetch_and_explicit(&zone->flags, ~ZONE_BOOSTED_WATERMARK,
+					  memory_order_relaxed);
+		wakeup_kswapd(zone, 0, 0, (int)zone->type);
+	}
+	return page;
 }
 
 static void mark_refused(struct alloc_context *ac, const struct zone *z)
@@ -463,16 +526,60 @@ static bool was_refused(const struct alloc_context *ac, const struct zone *z)
 	return ac->refused_mask[z->zone_id / 32] & (1u << (z->zone_id % 32));
 }
 
-/* models get_page_from_freelist() without cpusets, dirty limits or node reclaim */
+/* The zone allocations start from (ac->preferred_zoneref): the first the request may use. */
+static struct zone *preferred_zone(const struct alloc_context *ac)
+{
+	for (struct zone **zp = ac->zonelist; *zp; zp++)
+		if ((int)(*zp)->type <= ac->highest_zoneidx)
+			return *zp;
+	return NULL;
+}
+
+/*
+ * The no-fallback pass gave up (every local zone tried, or the next zone is
+ * remote): the retry without ALLOC_NOFRAGMENT. The checker first confirms
+ * that no zone of the pass could have served the request without
+ * fragmenting (INV-NOFRAG-RETRY).
+ */
+static unsigned int nofrag_retry(struct mm_sim *sim, unsigned int order, unsigned int alloc_flags,
+				 const struct alloc_context *ac)
+{
+	if (sim->serial && ac->preferred)
+		_mm_check_nofrag_retry(sim, ac->zonelist, ac->highest_zoneidx, ac->preferred->node,
+				       order, ac->migratetype, ac->refused_mask);
+	return alloc_flags & ~(unsigned int)ALLOC_NOFRAGMENT;
+}
+
+/*
+ * models get_page_from_freelist() (6.10) without cpusets, dirty limits or
+ * node reclaim, with ALLOC_NOFRAGMENT's retry: a first pass that may not
+ * fragment, over the local node's zones, then the whole zonelist again
+ * without the restriction (locality before fragmentation avoidance). A
+ * pass in which the watermark refused every zone it tried would only be
+ * repeated with the same refusals (nothing changed, and the marks do not
+ * depend on the flag): the model goes on without repeating it.
+ */
 static struct page *get_page_from_freelist(struct mm_sim *sim, unsigned int order,
 					   unsigned int alloc_flags, struct alloc_context *ac,
 					   uint32_t owner, uint32_t gen)
 {
+	bool no_fallback, reached; /* reached: a zone's lists were tried this pass */
+
+retry:
+	no_fallback = alloc_flags & ALLOC_NOFRAGMENT;
+	reached = false;
 	memset(ac->refused_mask, 0, sizeof(ac->refused_mask));
 	for (struct zone **zp = ac->zonelist; *zp; zp++) {
 		struct zone *zone = *zp;
 		if ((int)zone->type > ac->highest_zoneidx)
 			continue;
+		if (no_fallback && sim->nr_nodes > 1 && zone->node != ac->preferred->node) {
+			alloc_flags = nofrag_retry(sim, order, alloc_flags, ac);
+			if (reached)
+				goto retry;
+			no_fallback =
+				false; /* the local zones would refuse again: go on from here */
+		}
 
 		/*
 		 * Below the high mark the pcp lists shrink on free (nr_pcp_high);
@@ -486,6 +593,7 @@ static struct page *get_page_from_freelist(struct mm_sim *sim, unsigned int orde
 
 		unsigned long mark = wmark_pages(zone, alloc_flags & ALLOC_WMARK_MASK);
 		ac->admit_drift = 0;
+		ac->admit_boost = READ_ONCE(zone->watermark_boost);
 		if (!zone_watermark_fast(zone, order, mark, ac->highest_zoneidx, alloc_flags)) {
 			count_event(sim, wmark_refused);
 			check_refusal_highatomic(zone, order, mark, ac->highest_zoneidx,
@@ -502,6 +610,7 @@ static struct page *get_page_from_freelist(struct mm_sim *sim, unsigned int orde
 				admission_drift(zone, order, ac->oracle_flags, ac->highest_zoneidx);
 		}
 
+		reached = true;
 		struct page *page = rmqueue(zone, order, alloc_flags, ac, owner, gen);
 		if (page) {
 			if (was_refused(ac, zone) && !(alloc_flags & ALLOC_NO_WATERMARKS))
@@ -514,12 +623,18 @@ static struct page *get_page_from_freelist(struct mm_sim *sim, unsigned int orde
 			return page;
 		}
 	}
+	/* A single node can be fragmented in every zone: try again, fragmenting. */
+	if (no_fallback && reached) {
+		alloc_flags = nofrag_retry(sim, order, alloc_flags, ac);
+		goto retry;
+	}
 	return NULL;
 }
 
 /*
  * models __alloc_pages_direct_compact() at each priority the slow path
- * escalates through (async, sync light, then full), seed 001. Only for a
+ * escalates through (async, sync light, then full; a costly order stops
+ * at sync light: should_compact_retry(), 6.7), seed 001. Only for a
  * request that asked for it (MM_GFP_COMPACT): plain allocations keep the
  * behaviour the other fuzz targets and traces rely on.
  */
@@ -527,7 +642,7 @@ static struct page *alloc_pages_direct_compact(struct mm_sim *sim, unsigned int 
 					       unsigned int alloc_flags, struct alloc_context *ac,
 					       uint32_t owner, uint32_t gen)
 {
-	for (int prio = MM_COMPACT_PRIO_ASYNC; prio >= MM_COMPACT_PRIO_SYNC_FULL; prio--) {
+	for (int prio = MM_COMPACT_PRIO_ASYNC; prio >= compact_min_priority(order); prio--) {
 		struct page *page;
 
 		if (try_to_compact_pages(sim, order, alloc_flags, ac->zonelist, ac->highest_zoneidx,
@@ -564,9 +679,15 @@ long long mm_alloc_pages(struct mm_sim *sim, unsigned int order, unsigned int gf
 	unsigned int seq = atomic_load_explicit(&cs->gen_seq, memory_order_relaxed) + 1;
 	atomic_store_explicit(&cs->gen_seq, seq, memory_order_relaxed);
 	*gen = seq << 8 | ((unsigned int)cpu & 0xff);
-	/* The fast path: the low mark, no reserves (prepare_alloc_pages()). */
+	/*
+	 * The fast path: the low mark, no reserves (prepare_alloc_pages()),
+	 * and no fragmenting fallback on the first pass.
+	 */
 	ac.oracle_flags = ALLOC_WMARK_LOW;
-	page = get_page_from_freelist(sim, order, ALLOC_WMARK_LOW, &ac, owner, *gen);
+	ac.preferred = preferred_zone(&ac);
+	page = get_page_from_freelist(sim, order,
+				      ALLOC_WMARK_LOW | alloc_flags_nofragment(ac.preferred, gfp),
+				      &ac, owner, *gen);
 	if (!page) {
 		unsigned int alloc_flags = gfp_to_alloc_flags(gfp, order);
 		unsigned int reserve_flags = gfp_pfmemalloc_flags(gfp);

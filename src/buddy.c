@@ -35,8 +35,7 @@ static void __add_to_free_list(struct zone *zone, uint64_t pfn, unsigned int ord
 	WRITE_ONCE(area->nr_free, area->nr_free + 1);
 }
 
-/* The caller sets the page's new state. */
-static void __del_page_from_free_list(struct zone *zone, uint64_t pfn, unsigned int order, int mt)
+static void __unlink_free_block(struct zone *zone, uint64_t pfn, unsigned int order, int mt)
 {
 	struct free_area *area = &zone->free_area[order];
 
@@ -44,11 +43,55 @@ static void __del_page_from_free_list(struct zone *zone, uint64_t pfn, unsigned 
 	WRITE_ONCE(area->nr_free, area->nr_free - 1);
 }
 
+/*
+ * The checker's PB_APART marks (unreserve_highatomic_pageblock()) of the
+ * pageblocks of a block of a pageblock or more that leaves the free lists.
+ */
+static void clear_apart(struct mm_sim *sim, uint64_t pfn, unsigned int order)
+{
+	if (order < sim->pageblock_order)
+		return;
+	for (uint64_t b = 0; b < UINT64_C(1) << (order - sim->pageblock_order); b++) {
+		uint8_t *f = &sim->pageblock_flags[(pfn >> sim->pageblock_order) + b];
+		if (*f & PB_APART)
+			WRITE_ONCE(*f, (uint8_t)(*f & ~PB_APART));
+	}
+}
+
+/* The caller sets the page's new state. */
+static void __del_page_from_free_list(struct zone *zone, uint64_t pfn, unsigned int order, int mt)
+{
+	__unlink_free_block(zone, pfn, order, mt);
+	clear_apart(zone->sim, pfn, order);
+}
+
+/* A block that changes lists stays the free block it was: its PB_APART marks too. */
 static void __move_to_free_list(struct zone *zone, uint64_t pfn, unsigned int order, int old_mt,
 				int new_mt)
 {
-	__del_page_from_free_list(zone, pfn, order, old_mt);
+	__unlink_free_block(zone, pfn, order, old_mt);
 	__add_to_free_list(zone, pfn, order, new_mt, true);
+}
+
+/*
+ * models move_to_free_list() for unreserve_highatomic_pageblock(): the
+ * free block of a pageblock or more at pfn changes lists and type as it
+ * is, marked apart (PB_APART): a free buddy it could merge with now stays
+ * apart in the kernel until one of the two leaves its list.
+ */
+void move_free_block_apart(struct zone *zone, uint64_t pfn, unsigned int order, int old_mt,
+			   int new_mt)
+{
+	struct mm_sim *sim = zone->sim;
+
+	__move_to_free_list(zone, pfn, order, old_mt, new_mt);
+	account_freepages(zone, -(1L << order), old_mt);
+	account_freepages(zone, 1L << order, new_mt);
+	change_pageblock_range(sim, pfn, order, new_mt);
+	for (uint64_t b = 0; b < UINT64_C(1) << (order - sim->pageblock_order); b++) {
+		uint8_t *f = &sim->pageblock_flags[(pfn >> sim->pageblock_order) + b];
+		WRITE_ONCE(*f, (uint8_t)(*f | PB_APART));
+	}
 }
 
 void _mm_free_area_init(struct zone *zone)
@@ -375,9 +418,7 @@ void remove_isolated_free_block(struct zone *zone, uint64_t pfn)
  * unset_migratetype_isolate() (6.10) uses them: a free block of at least
  * a pageblock at the start of a block just turned back from ISOLATE is
  * freed again, so that it merges with a free buddy it could not merge
- * with while isolated. The model does the same after
- * unreserve_highatomic_pageblock(), where the kernel leaves the pair
- * apart until a free nearby (INV-BUDDY-MERGED holds the model to merged).
+ * with while isolated.
  */
 void putback_pageblock_buddy(struct zone *zone, uint64_t start)
 {
@@ -428,10 +469,11 @@ unsigned long __isolate_free_page(struct zone *zone, uint64_t pfn, unsigned int 
 	return (unsigned long)nr;
 }
 
-/* models steal_suitable_fallback() (6.10) */
+/* models steal_suitable_fallback() (6.10), with its boost_watermark() call */
 static struct page *steal_suitable_fallback(struct zone *zone, uint64_t pfn,
 					    unsigned int current_order, unsigned int order,
-					    int start_type, bool whole_block)
+					    int start_type, unsigned int alloc_flags,
+					    bool whole_block)
 {
 	struct mm_sim *sim = zone->sim;
 	int block_type = get_pfnblock_migratetype(sim, pfn);
@@ -451,6 +493,17 @@ static struct page *steal_suitable_fallback(struct zone *zone, uint64_t pfn,
 		account_freepages(zone, (long)nr_added, start_type);
 		count_event(sim, blocks_stolen);
 		return pfn_to_page(sim, pfn);
+	}
+
+	/*
+	 * Reclaim ahead of the next fallback: boost the marks, and have
+	 * rmqueue() wake kswapd, as the node may look balanced without it.
+	 */
+	if (boost_watermark(zone)) {
+		if (alloc_flags & ALLOC_KSWAPD)
+			atomic_fetch_or_explicit(&zone->flags, ZONE_BOOSTED_WATERMARK,
+						 memory_order_relaxed);
+		_mm_check_boost_bound(zone); /* O(1), where the boost grew */
 	}
 
 	if (!whole_block)
@@ -514,7 +567,7 @@ find_smallest:
 do_steal:
 	count_event(sim, fallbacks);
 	return steal_suitable_fallback(zone, zone->free_area[o].head[fmt], (unsigned int)o, order,
-				       start_mt, can_steal);
+				       start_mt, alloc_flags, can_steal);
 }
 
 /* models __rmqueue() without CMA */
@@ -713,6 +766,11 @@ static inline bool mergeable_buddy(struct zone *zone, uint64_t pfn, unsigned int
 		int mt = get_pfnblock_migratetype(sim, pfn);
 		int bmt = get_pfnblock_migratetype(sim, buddy_pfn);
 		if (mt != bmt && (!migratetype_is_mergeable(mt) || !migratetype_is_mergeable(bmt)))
+			return false;
+		/* Left apart by an unreserve (PB_APART): the kernel merges them at a later free. */
+		if ((sim->pageblock_flags[pfn >> sim->pageblock_order] |
+		     sim->pageblock_flags[buddy_pfn >> sim->pageblock_order]) &
+		    PB_APART)
 			return false;
 	}
 	return true;

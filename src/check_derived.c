@@ -372,11 +372,7 @@ MM_SCAN static unsigned long check_wmarks(struct mm_sim *sim)
 			bad++;
 			break;
 		}
-		if (z->watermark_boost) {
-			zreport(z, "INV-DERIVED-WMARK", -1, 0, z->watermark_boost,
-				"watermark_boost set: nothing in the model boosts");
-			bad++;
-		}
+		bad += _mm_check_boost_bound(z); /* boost_watermark() boosts now */
 		for (int j = 0; j < MAX_NR_ZONES; j++) {
 			unsigned long r =
 				rule_lowmem_reserve(sim->node_data[z->node], (int)z->type, j);
@@ -400,8 +396,11 @@ MM_SCAN_INLINE static void rule_pcp_sizing(const struct mm_sim *sim, const struc
 	unsigned int fraction = sim->percpu_pagelist_high_fraction;
 	unsigned int n = node_online ? node_online : mm_num_online_cpus(sim);
 
+	/* low_wmark_pages() as the last sizing saw it: the boost of that moment */
+	unsigned long low = z->_watermark[WMARK_LOW] + z->pcp_sizing_boost;
+
 	*batch = rule_pcp_batch(managed);
-	*lo = rule_pcp_high(fraction ? managed / fraction : wmark_pages(z, WMARK_LOW), *batch, n);
+	*lo = rule_pcp_high(fraction ? managed / fraction : low, *batch, n);
 	*hi = fraction ? *lo : rule_pcp_high(managed / 8, *batch, n);
 }
 

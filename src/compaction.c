@@ -12,7 +12,8 @@
  * callers: try_to_compact_pages() (direct compaction), mm_compact_zone()
  * and mm_kcompactd_step(), with deferral and suitability; the free scanner
  * is in compaction_free.c, the migration scanner and migration in
- * compaction_migrate.c.
+ * compaction_migrate.c. The priorities and migrate modes direct compaction
+ * and the compact op run at, with the costly orders' floor, follow 6.7.
  *
  * Simplifications: only order-0 movable pages migrate (larger allocations
  * are skipped like THP); migrated-from pages go straight back to the buddy
@@ -376,6 +377,35 @@ int try_to_compact_pages(struct mm_sim *sim, unsigned int order, unsigned int al
 		prio == MM_COMPACT_PRIO_ASYNC ? MM_MIGRATE_ASYNC : MM_MIGRATE_SYNC_LIGHT);
 }
 
+/*
+ * models should_compact_retry()'s floor (6.7): the slow path escalates a
+ * costly order (> PAGE_ALLOC_COSTLY_ORDER) no further than
+ * MIN_COMPACT_COSTLY_PRIORITY (sync light); the rest go to
+ * MIN_COMPACT_PRIORITY (sync full, whole zone).
+ */
+int compact_min_priority(unsigned int order)
+{
+	return order > PAGE_ALLOC_COSTLY_ORDER ? MM_COMPACT_PRIO_SYNC_LIGHT
+					       : MM_COMPACT_PRIO_SYNC_FULL;
+}
+
+/*
+ * The compact op's (priority, mode) as the kernel builds them: direct
+ * compaction (compact_zone_order()) migrates async at the async priority
+ * and sync light at the others, never beyond the costly floor; a sync pass
+ * is compact_node()'s (the compact_memory sysctl), whole zone at any
+ * order, here the sync full priority. Any other pair maps to the nearest
+ * of these, so every op still runs.
+ */
+static void compact_kernel_pair(unsigned int order, int *prio, int *mode)
+{
+	if (*prio == MM_COMPACT_PRIO_SYNC_FULL && *mode == MM_MIGRATE_SYNC)
+		return;
+	if (*prio < compact_min_priority(order))
+		*prio = compact_min_priority(order);
+	*mode = *prio == MM_COMPACT_PRIO_ASYNC ? MM_MIGRATE_ASYNC : MM_MIGRATE_SYNC_LIGHT;
+}
+
 int mm_compact_zone(struct mm_sim *sim, int node, enum zone_type zt, unsigned int order, int prio,
 		    int mode, int migratetype)
 {
@@ -387,6 +417,7 @@ int mm_compact_zone(struct mm_sim *sim, int node, enum zone_type zt, unsigned in
 	zonelist[0] = &sim->node_data[node]->node_zones[zt];
 	if (!managed_zone(zonelist[0]))
 		return -1;
+	compact_kernel_pair(order, &prio, &mode);
 	return try_to_compact_zones(sim, order, ALLOC_WMARK_MIN, zonelist, (int)zt, migratetype,
 				    prio, mode);
 }

@@ -5,7 +5,10 @@
  *
  *   INV-COMPACT-PRIO        a direct pass at MIN_COMPACT_PRIORITY scans the
  *                           whole zone, ignoring the skip bits and block
- *                           suitability, and no other priority does; a pass
+ *                           suitability, and no other priority does; a
+ *                           costly order runs at sync light or above, and
+ *                           the mode is the priority's (async or sync
+ *                           light; sync only compact_node()'s); a pass
  *                           is whole-zone by that or by starting at the
  *                           reset's first usable block, and only a
  *                           whole-zone pass ends COMPLETE
@@ -19,11 +22,27 @@
  */
 #include "internal.h"
 
-/* models compact_zone_order()'s control settings for a priority */
+/*
+ * models compact_zone_order()'s control settings for a priority, and the
+ * pairs the kernel builds (6.7): a direct pass migrates async exactly at
+ * COMPACT_PRIO_ASYNC, else sync light, and a costly order (> 3) never runs
+ * below MIN_COMPACT_COSTLY_PRIORITY (sync light); a sync pass is
+ * compact_node()'s, whole zone at any order. Stated here, not asked of
+ * compaction.c.
+ */
 void compact_check_priority(struct compact_control *cc, int prio)
 {
 	bool min_prio = prio == MM_COMPACT_PRIO_SYNC_FULL; /* MIN_COMPACT_PRIORITY */
+	bool node_pass = min_prio && cc->mode == MM_MIGRATE_SYNC;
+	int floor = cc->order > PAGE_ALLOC_COSTLY_ORDER ? MM_COMPACT_PRIO_SYNC_LIGHT
+							: MM_COMPACT_PRIO_SYNC_FULL;
+	int want_mode = prio == MM_COMPACT_PRIO_ASYNC ? MM_MIGRATE_ASYNC : MM_MIGRATE_SYNC_LIGHT;
 
+	if (!node_pass && (prio < floor || cc->mode != want_mode))
+		zone_report(cc->zone, "INV-COMPACT-PRIO", -1, floor, prio,
+			    "direct compaction of order %d at priority %d with migrate mode %d: "
+			    "the kernel builds priority >= %d, mode %d",
+			    cc->order, prio, cc->mode, floor, want_mode);
 	cc->prio_whole_zone = min_prio;
 	if (cc->whole_zone == min_prio && cc->ignore_skip_hint == min_prio &&
 	    cc->ignore_block_suitable == min_prio && cc->direct_compaction)

@@ -86,6 +86,12 @@ _Static_assert(MM_MAX_CPUS <= UINT16_MAX && MM_MAX_NODES * MAX_NR_ZONES < UINT16
 
 #define PB_MIGRATETYPE_MASK 0x7u
 #define PB_SKIP		    0x8u
+/*
+ * The checker's: unreserve_highatomic_pageblock() retyped a free block of
+ * a pageblock or more in this pageblock and left it apart from a buddy it
+ * could now merge with, as the kernel does, until the block leaves its list.
+ */
+#define PB_APART 0x10u
 
 /*
  * page->spare of an allocated head: the page holds an extra reference (a
@@ -168,8 +174,9 @@ struct per_cpu_zonestat {
 };
 
 /* zone->flags bits */
-#define ZONE_BELOW_HIGH	    0x1u
-#define ZONE_RECLAIM_ACTIVE 0x2u
+#define ZONE_BELOW_HIGH	       0x1u
+#define ZONE_RECLAIM_ACTIVE    0x2u
+#define ZONE_BOOSTED_WATERMARK 0x4u /* boost_watermark() asked rmqueue() to wake kswapd */
 
 struct free_area {
 	/* Heads are read without the lock by __zone_watermark_ok(). */
@@ -205,6 +212,8 @@ struct zone {
 	struct pcp_lock *pcp_locks;	       /* nr_cpus entries, beside per_cpu_pageset */
 	int pageset_high_min, pageset_high_max, pageset_batch;
 	bool pcp_disabled; /* zone_pcp_disable() until zone_pcp_enable() */
+	/* The checker's: watermark_boost when the sizing was last computed (low mark term) */
+	unsigned long pcp_sizing_boost;
 
 	struct per_cpu_zonestat *per_cpu_zonestats; /* nr_cpus entries, NULL if unpopulated */
 	unsigned long percpu_drift_mark;	    /* 0: the estimate is always trusted */
@@ -380,6 +389,8 @@ struct mm_sim {
 	unsigned int min_free_kbytes;
 	bool user_min_free_kbytes;
 	unsigned int watermark_scale_factor;
+	unsigned int watermark_boost_factor; /* vm.watermark_boost_factor, 15000 at boot */
+	unsigned int boost_factor_seen;	     /* the checker's: the largest factor since boot */
 
 	struct mm_cpu_stats *cpu_stats; /* nr_cpus entries */
 	size_t cpu_stats_cap;
@@ -569,6 +580,8 @@ const char *_mm_page_state_name(int state);
 void move_freepages_block_isolate(struct zone *zone, uint64_t start, int mt);
 void remove_isolated_free_block(struct zone *zone, uint64_t pfn);
 void putback_pageblock_buddy(struct zone *zone, uint64_t start);
+void move_free_block_apart(struct zone *zone, uint64_t pfn, unsigned int order, int old_mt,
+			   int new_mt);
 void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt,
 		     unsigned int fpi_flags);
 struct page *__rmqueue_smallest(struct zone *zone, unsigned int order, int mt);
@@ -609,6 +622,9 @@ void page_alloc_cpu_dead(struct mm_sim *sim, unsigned int cpu);
 void page_alloc_cpu_online(struct mm_sim *sim, unsigned int cpu);
 unsigned long _mm_pcp_check_zone(struct zone *zone, struct pcp_totals *t);
 unsigned long _mm_pcp_check_sizing(struct zone *zone);
+int decay_pcp_high(struct zone *zone, unsigned int cpu);
+unsigned long _mm_pcp_check_high_range(struct zone *zone, unsigned int cpu, int high_before,
+				       int count_before);
 
 /* oracle_pcp.c: the free_high decision of free_unref_page_commit(), from its inputs */
 struct pcp_free_inputs {
@@ -652,6 +668,8 @@ bool pgdat_balanced(struct pglist_data *pgdat, unsigned int order, int highest_z
 int _mm_kswapd_step(struct mm_sim *sim, int node);
 int _mm_kswapd_try_to_sleep(struct mm_sim *sim, int node);
 void _mm_kswapd_reset(struct mm_sim *sim);
+unsigned long _mm_check_boost_decay(struct pglist_data *pgdat, int highest_zoneidx,
+				    const unsigned long *boost_before);
 
 /* deferred_init.c */
 void _mm_deferred_init_layout(struct mm_sim *sim);
@@ -674,9 +692,17 @@ bool zone_watermark_fast(const struct zone *z, unsigned int order, unsigned long
 			 int highest_zoneidx, unsigned int alloc_flags);
 bool zone_watermark_ok_safe(struct zone *z, unsigned int order, unsigned long mark,
 			    int highest_zoneidx);
+bool boost_watermark(struct zone *zone);
+unsigned long _mm_boost_bound(const struct zone *zone, unsigned int factor);
+unsigned long _mm_check_boost_bound(struct zone *zone);
 
 /* alloc.c */
 void _mm_build_zonelists(struct mm_sim *sim);
+unsigned int alloc_flags_nofragment(const struct zone *zone, unsigned int gfp);
+/* nofragment_check.c: INV-NOFRAG-RETRY, the no-fallback pass failed before its retry */
+unsigned long _mm_check_nofrag_retry(struct mm_sim *sim, struct zone *const *zonelist,
+				     int highest_zoneidx, int local_nid, unsigned int order,
+				     int migratetype, const uint32_t *refused_mask);
 void account_freepages(struct zone *zone, long nr_pages, int mt);
 
 /* topology.c */
@@ -976,6 +1002,7 @@ bool compaction_restarting(struct zone *zone, int order);
 bool compaction_suitable(struct zone *zone, int order, int highest_zoneidx);
 /* Can compaction run here: a serial run that lends its handles. */
 bool compaction_possible(const struct mm_sim *sim);
+int compact_min_priority(unsigned int order);
 void compaction_direct_outcome(struct mm_sim *sim, struct zone *zone, unsigned int order);
 
 /* pageblock.c */
@@ -1211,6 +1238,7 @@ int _mm_op_cpu_offline(struct mm_op_ctx *ctx, const struct mm_op *op); /* topolo
 int _mm_op_cpu_online(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_set_min_free_kbytes(struct mm_op_ctx *ctx, const struct mm_op *op); /* watermark.c */
 int _mm_op_set_wsf(struct mm_op_ctx *ctx, const struct mm_op *op);
+int _mm_op_set_boost_factor(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_drain_local(struct mm_op_ctx *ctx, const struct mm_op *op); /* pcp.c */
 int _mm_op_drain_all(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_pcp_disable(struct mm_op_ctx *ctx, const struct mm_op *op);

@@ -316,6 +316,8 @@ int mm_node_distance(const struct mm_sim *sim, int a, int b);
 /* Sysctls: recompute watermarks and reserves as the kernel does. */
 void mm_set_min_free_kbytes(struct mm_sim *sim, unsigned int kbytes);
 void mm_set_watermark_scale_factor(struct mm_sim *sim, unsigned int factor);
+/* vm.watermark_boost_factor (default 15000, 0 disables boosting): the next boost's bound */
+void mm_set_watermark_boost_factor(struct mm_sim *sim, unsigned int factor);
 
 /*
  * An allocation as the current CPU. owner tags every page of the block (the
@@ -630,6 +632,8 @@ enum mm_op_kind {
 	MM_OP_ONLINE_PAGES,  /* online_pages() of the range's offline pageblocks */
 	MM_OP_ALLOC_CONTIG,  /* alloc_contig_range() of whole pageblocks */
 	MM_OP_FREE_CONTIG,   /* free_contig_range(): the range's contig pages */
+	/* vm.watermark_boost_factor (src/watermark.c) */
+	MM_OP_SET_BOOST_FACTOR,
 	MM_NR_OP_KINDS
 };
 

@@ -182,9 +182,15 @@ static int encode_hotplug(struct mm_encoder *e, const struct mm_op *op)
 	return 0;
 }
 
-/* which (mod 3), then a u16: min_free_kbytes as is, wsf 1 + v % 3000, the fraction v % 64 */
+/*
+ * which (mod 3), then a u16: min_free_kbytes as is, wsf 1 + v % 3000, the
+ * fraction v % 64. Fractions 1..7 were refused values decoded as 0: they
+ * now name watermark_boost_factor, (v >> 6) * 15 (0, 15, ... 15345; the
+ * default 15000 at v >> 6 = 1000), so only such inputs decode differently.
+ */
 static const uint8_t sysctl_kinds[3] = {MM_OP_SET_MIN_FREE_KBYTES, MM_OP_SET_WSF,
 					MM_OP_SET_HIGH_FRACTION};
+#define BOOST_FACTOR_STEP 15
 
 static int decode_sysctl(struct mm_decoder *d, struct mm_op *op)
 {
@@ -195,6 +201,10 @@ static int decode_sysctl(struct mm_decoder *d, struct mm_op *op)
 	v = rd16(d);
 	op->kind = sysctl_kinds[which];
 	op->sysctl.value = which == 0 ? v : which == 1 ? 1 + v % 3000 : (v % 64 < 8 ? 0 : v % 64);
+	if (which == 2 && v % 64 >= 1 && v % 64 < 8) {
+		op->kind = MM_OP_SET_BOOST_FACTOR;
+		op->sysctl.value = (v >> 6) * BOOST_FACTOR_STEP;
+	}
 	return 0;
 }
 
@@ -202,6 +212,15 @@ static int encode_sysctl(struct mm_encoder *e, const struct mm_op *op)
 {
 	unsigned int which = 0, v = op->sysctl.value;
 
+	if (op->kind == MM_OP_SET_BOOST_FACTOR) {
+		if (v % BOOST_FACTOR_STEP)
+			return -1;
+		wr8(e, OPC_SYSCTL);
+		wr8(e, op->cpu);
+		wr8(e, 2);
+		wr16(e, (v / BOOST_FACTOR_STEP) << 6 | 1);
+		return 0;
+	}
 	while (sysctl_kinds[which] != op->kind)
 		which++;
 	if (which == 1)
@@ -786,6 +805,9 @@ static const struct mm_op_field f_min_free_kbytes[] = {
 static const struct mm_op_field f_wsf[] = {
 	NUM("watermark_scale_factor", sysctl.value, 1, 3000),
 };
+static const struct mm_op_field f_boost_factor[] = {
+	NUM("watermark_boost_factor", sysctl.value, 0, 1023 * BOOST_FACTOR_STEP),
+};
 static const struct mm_op_field f_high_fraction[] = {
 	NUM("percpu_pagelist_high_fraction", sysctl.value, 0, UINT32_MAX),
 };
@@ -877,6 +899,14 @@ static const char *validate_high_fraction(const struct mm_op *op, const struct m
 	(void)cfg;
 	return op->sysctl.value && op->sysctl.value < 8
 		       ? "percpu_pagelist_high_fraction must be 0 or at least 8"
+		       : NULL;
+}
+
+static const char *validate_boost_factor(const struct mm_op *op, const struct mm_config *cfg)
+{
+	(void)cfg;
+	return op->sysctl.value % BOOST_FACTOR_STEP
+		       ? "watermark_boost_factor must be a multiple of 15 (the binary form's step)"
 		       : NULL;
 }
 
@@ -1032,6 +1062,11 @@ const struct mm_op_desc mm_op_descs[MM_NR_OP_KINDS] = {
 			       SUB(SUB_KSWAPD), FIELDS(f_range), .validate = validate_range,
 			       .decode = decode_kswapd, .encode = encode_range,
 			       .apply = _mm_op_range},
+	[MM_OP_SET_BOOST_FACTOR] = {"watermark_boost_factor", "sysctl", NULL, MM_FAMILY_BUDDY,
+				    MM_STRESS_SERVICE, OPCS(OPC_SYSCTL, OPC_DRAIN - 1),
+				    FIELDS(f_boost_factor), .validate = validate_boost_factor,
+				    .decode = decode_sysctl, .encode = encode_sysctl,
+				    .apply = _mm_op_set_boost_factor},
 };
 
 const char *mm_op_name(unsigned int kind)

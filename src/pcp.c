@@ -6,7 +6,8 @@
  * high_max) follows zone_batchsize()/zone_highsize() (6.7+); the runtime
  * high auto-tunes between them (nr_pcp_high, nr_pcp_alloc, nr_pcp_free).
  * Seed 000 is about this sizing going stale after deferred init.
- * The invariants are at the end of the file.
+ * decay_pcp_high() (vmstat_update's decay of an idle high) follows 6.7,
+ * unchanged through 6.15. The invariants are at the end of the file.
  */
 #include "internal.h"
 
@@ -111,9 +112,13 @@ MM_SCAN static void __zone_set_pageset_high_and_batch(struct zone *zone, int hig
 		pageset_update(&zone->per_cpu_pageset[cpu], high_min, high_max, batch);
 }
 
-/* Computes (high_min, high_max, batch) from the zone's current values. */
-static void pcp_sizing(const struct zone *zone, int cpu_online, int *high_min, int *high_max,
-		       int *batch)
+/*
+ * Computes (high_min, high_max, batch) from the zone's current values, the
+ * low mark with boost (low_wmark_pages() includes it: a sizing while
+ * boosted keeps the boost until the next one).
+ */
+static void pcp_sizing(const struct zone *zone, int cpu_online, unsigned long boost, int *high_min,
+		       int *high_max, int *batch)
 {
 	const struct mm_sim *sim = zone->sim;
 	unsigned int fraction = sim->percpu_pagelist_high_fraction;
@@ -127,7 +132,8 @@ static void pcp_sizing(const struct zone *zone, int cpu_online, int *high_min, i
 		*high_min = sim->policy.zone_highsize(managed / fraction, *batch, split);
 		*high_max = *high_min;
 	} else {
-		*high_min = sim->policy.zone_highsize(wmark_pages(zone, WMARK_LOW), *batch, split);
+		*high_min = sim->policy.zone_highsize(
+			READ_ONCE(zone->_watermark[WMARK_LOW]) + boost, *batch, split);
 		*high_max = sim->policy.zone_highsize(managed / MIN_PERCPU_PAGELIST_HIGH_FRACTION,
 						      *batch, split);
 	}
@@ -140,7 +146,8 @@ void zone_set_pageset_high_and_batch(struct zone *zone, int cpu_online)
 
 	if (!zone->per_cpu_pageset)
 		return;
-	pcp_sizing(zone, cpu_online, &high_min, &high_max, &batch);
+	zone->pcp_sizing_boost = READ_ONCE(zone->watermark_boost);
+	pcp_sizing(zone, cpu_online, zone->pcp_sizing_boost, &high_min, &high_max, &batch);
 	if (zone->pageset_high_min == high_min && zone->pageset_high_max == high_max &&
 	    zone->pageset_batch == batch)
 		return;
@@ -170,7 +177,9 @@ MM_SCAN void _mm_pcp_init_zone(struct zone *zone)
 
 	for (int i = 0; i < NR_PCP_LISTS; i++)
 		boot.head[i] = boot.tail[i] = PFN_NIL;
-	pcp_sizing(zone, 0, &zone->pageset_high_min, &zone->pageset_high_max, &zone->pageset_batch);
+	zone->pcp_sizing_boost = READ_ONCE(zone->watermark_boost);
+	pcp_sizing(zone, 0, zone->pcp_sizing_boost, &zone->pageset_high_min,
+		   &zone->pageset_high_max, &zone->pageset_batch);
 	pageset_update(&boot, zone->pageset_high_min, zone->pageset_high_max, zone->pageset_batch);
 	for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++)
 		zone->per_cpu_pageset[cpu] = boot;
@@ -392,6 +401,43 @@ void free_unref_page(struct mm_sim *sim, uint64_t pfn, unsigned int order)
 	zone_account_allocated(zone, -(1L << order));
 	free_unref_page_commit(zone, pcp, pfn, mt, order, cpu);
 	pcp_unlock(zone, cpu);
+}
+
+/*
+ * models decay_pcp_high() (6.7+), run by refresh_cpu_vm_stats() on the CPU
+ * itself: a high above high_min loses an eighth each time (but no more than
+ * leaves count - batch << CONFIG_PCP_BATCH_SCALE_MAX, to bound the work),
+ * and pages above the new high go back to the buddy. Returns the work
+ * there is still to do (the kernel re-arms vmstat_update on it).
+ */
+int decay_pcp_high(struct zone *zone, unsigned int cpu)
+{
+	struct per_cpu_pages *pcp;
+	int todo = 0;
+
+	if (!zone->per_cpu_pageset || cpu >= zone->sim->nr_cpus)
+		return 0;
+	pcp = zone_pcp(zone, cpu);
+	pcp_lock(zone, cpu);
+	int high_before = pcp->high, count_before = pcp->count; /* the checker's */
+	int high_min = READ_ONCE(pcp->high_min), batch = READ_ONCE(pcp->batch);
+	if (pcp->high > high_min) {
+		int h = pcp->count - (batch << CONFIG_PCP_BATCH_SCALE_MAX);
+		int eighth = pcp->high - (pcp->high >> 3);
+		if (h < eighth)
+			h = eighth;
+		pcp->high = h > high_min ? h : high_min;
+		if (pcp->high > high_min)
+			todo++;
+	}
+	int to_drain = pcp->count - pcp->high;
+	if (to_drain > 0) {
+		free_pcppages_bulk(zone, to_drain, pcp, 0);
+		todo++;
+	}
+	_mm_pcp_check_high_range(zone, cpu, high_before, count_before);
+	pcp_unlock(zone, cpu);
+	return todo;
 }
 
 /* ------------------------------------------------------------------------
@@ -758,6 +804,47 @@ broken:
 	return bad + 1;
 }
 
+/*
+ * INV-PCP-HIGH-RANGE: decay_pcp_high() leaves a CPU's high where the
+ * kernel's rule puts it, recomputed here from the high and count before:
+ * max(count - batch << CONFIG_PCP_BATCH_SCALE_MAX, high - high / 8,
+ * high_min) when high was above high_min, else unchanged; so no decay
+ * takes a high below high_min, nor above the high before except by the
+ * count term (a count left above high_max by a resize). The
+ * count is at most the new high: the rest went back to the buddy. The
+ * bounds are the sizing INV-PCP-SIZING holds to the kernel's formulas.
+ * O(1), after each decay, serial runs.
+ */
+unsigned long _mm_pcp_check_high_range(struct zone *zone, unsigned int cpu, int high_before,
+				       int count_before)
+{
+	const struct per_cpu_pages *pcp = zone_pcp(zone, cpu);
+	int lo = READ_ONCE(pcp->high_min), hi = READ_ONCE(pcp->high_max);
+	int high = READ_ONCE(pcp->high), count = READ_ONCE(pcp->count);
+	long want = high_before;
+
+	if (!zone->sim->serial)
+		return 0;
+	if (high_before > lo) {
+		long drain_floor = (long)count_before -
+				   ((long)READ_ONCE(pcp->batch) << CONFIG_PCP_BATCH_SCALE_MAX);
+		long eighth = high_before - (high_before >> 3);
+		want = drain_floor > eighth ? drain_floor : eighth;
+		if (want < lo)
+			want = lo;
+	}
+	/* Never below high_min; above high_max only as the rule's count term puts it. */
+	bool in_range = high_before < lo || high >= lo;
+	if (high == want && count <= high && in_range)
+		return 0;
+	mm_report_violation(zone->sim, "INV-PCP-HIGH-RANGE", zone->node, (int)zone->type, (int)cpu,
+			    -1, want, high,
+			    "after decay_pcp_high: high %d (was %d) count %d (was %d), "
+			    "high_min %d high_max %d",
+			    high, high_before, count, count_before, lo, hi);
+	return 1;
+}
+
 MM_SCAN_INLINE static inline bool batch_is_kernel_value(int batch)
 {
 	/* zone_batchsize() yields 2^n - 1 up to 63; max(1, .) makes 0 into 1 */
@@ -780,7 +867,7 @@ MM_SCAN unsigned long _mm_pcp_check_sizing(struct zone *zone)
 
 	if (!zone->per_cpu_pageset || zone->pcp_disabled)
 		return 0;
-	pcp_sizing(zone, 0, &high_min, &high_max, &batch);
+	pcp_sizing(zone, 0, zone->pcp_sizing_boost, &high_min, &high_max, &batch);
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
 		const struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
 		int b = READ_ONCE(pcp->batch), lo = READ_ONCE(pcp->high_min);

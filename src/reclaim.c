@@ -11,6 +11,11 @@
  *
  * The model's kswapd runs as ops, not as a thread: the fuzzer decides when
  * it gets the CPU, including not before the allocations that needed it.
+ *
+ * Watermark boosting in balance_pgdat() (nr_boost_reclaim, the boosts
+ * taken back at the end of a run), pgdat_watermark_boosted() in
+ * wakeup_kswapd() and ZONE_RECLAIM_ACTIVE (set_reclaim_active(),
+ * clear_reclaim_active()) follow 6.10.
  */
 #include "internal.h"
 
@@ -45,9 +50,20 @@ bool pgdat_balanced(struct pglist_data *pgdat, unsigned int order, int highest_z
 	return !any;
 }
 
+/* models pgdat_watermark_boosted(): a zone up to highest_zoneidx has a boost to reclaim */
+static bool pgdat_watermark_boosted(struct pglist_data *pgdat, int highest_zoneidx)
+{
+	for (int zt = highest_zoneidx; zt >= 0; zt--)
+		if (zt < MAX_NR_ZONES && managed_zone(&pgdat->node_zones[zt]) &&
+		    READ_ONCE(pgdat->node_zones[zt].watermark_boost))
+			return true;
+	return false;
+}
+
 /*
  * models wakeup_kswapd(): records the largest order and zone asked for,
- * and wakes a sleeping kswapd unless the node is hopeless or balanced.
+ * and wakes a sleeping kswapd unless the node is hopeless, or balanced
+ * with no boost to reclaim.
  * Waking does not switch thresholds; kswapd does, once it runs.
  */
 void wakeup_kswapd(struct zone *zone, unsigned int gfp, unsigned int order, int highest_zoneidx)
@@ -66,7 +82,8 @@ void wakeup_kswapd(struct zone *zone, unsigned int gfp, unsigned int order, int 
 		k->order = order;
 	bool wake = !k->awake && k->failures < MAX_RECLAIM_RETRIES;
 	mutex_unlock(&sim->kswapd_lock);
-	if (!wake || pgdat_balanced(pgdat, order, highest_zoneidx))
+	if (!wake || (pgdat_balanced(pgdat, order, highest_zoneidx) &&
+		      !pgdat_watermark_boosted(pgdat, highest_zoneidx)))
 		return;
 	mutex_lock(&sim->kswapd_lock);
 	if (!k->awake) {
@@ -146,6 +163,96 @@ static unsigned long shrink_node(struct mm_sim *sim, struct pglist_data *pgdat, 
 	return reclaimed;
 }
 
+/* models set_reclaim_active() and clear_reclaim_active(): nr_pcp_high() keeps lists short */
+static void set_reclaim_active(struct pglist_data *pgdat, int highest_zoneidx, bool active)
+{
+	for (int zt = 0; zt <= highest_zoneidx && zt < MAX_NR_ZONES; zt++) {
+		struct zone *zone = &pgdat->node_zones[zt];
+		if (!managed_zone(zone))
+			continue;
+		if (active)
+			atomic_fetch_or_explicit(&zone->flags, ZONE_RECLAIM_ACTIVE,
+						 memory_order_relaxed);
+		else
+			atomic_fetch_and_explicit(&zone->flags, ~ZONE_RECLAIM_ACTIVE,
+						  memory_order_relaxed);
+	}
+}
+
+/*
+ * models balance_pgdat() (6.10) for one reclaim pass: the boosts of the
+ * zones up to highest_zoneidx are reclaim to do even on a balanced node
+ * (nr_boost_reclaim), dropped if the node is not balanced (plain reclaim
+ * first); at the end each zone gives back the boost it had at the start,
+ * whatever the pass achieved: a new fallback boosts again.
+ */
+static void balance_pgdat(struct mm_sim *sim, struct pglist_data *pgdat, unsigned int order,
+			  int highest_zoneidx)
+{
+	unsigned long zone_boosts[MAX_NR_ZONES] = {0}, nr_boost_reclaim = 0;
+	struct kswapd_state *k = &pgdat->kswapd;
+
+	for (int zt = 0; zt <= highest_zoneidx && zt < MAX_NR_ZONES; zt++) {
+		struct zone *zone = &pgdat->node_zones[zt];
+		if (!managed_zone(zone))
+			continue;
+		zone_boosts[zt] = READ_ONCE(zone->watermark_boost);
+		nr_boost_reclaim += zone_boosts[zt];
+	}
+	bool boosted = nr_boost_reclaim;
+
+	set_reclaim_active(pgdat, highest_zoneidx, true);
+	bool balanced = pgdat_balanced(pgdat, order, highest_zoneidx);
+	if (!balanced && nr_boost_reclaim)
+		nr_boost_reclaim = 0; /* the restart: the watermarks before the boost */
+	if (nr_boost_reclaim || !balanced) {
+		unsigned long reclaimed = shrink_node(sim, pgdat, highest_zoneidx);
+		mutex_lock(&sim->kswapd_lock);
+		k->failures = reclaimed ? 0 : k->failures + 1;
+		mutex_unlock(&sim->kswapd_lock);
+	}
+	set_reclaim_active(pgdat, highest_zoneidx, false);
+
+	if (!boosted)
+		return;
+	for (int zt = 0; zt <= highest_zoneidx && zt < MAX_NR_ZONES; zt++) {
+		struct zone *zone = &pgdat->node_zones[zt];
+		if (!zone_boosts[zt])
+			continue;
+		zone_lock(zone); /* boosts grow under zone->lock */
+		unsigned long b = zone->watermark_boost;
+		WRITE_ONCE(zone->watermark_boost, b - (b < zone_boosts[zt] ? b : zone_boosts[zt]));
+		zone_unlock(zone);
+	}
+}
+
+/*
+ * INV-BOOST-DECAY: a balance_pgdat() run takes back every boost it found
+ * on the zones up to its highest zone, and touches no other zone's. With
+ * one thread nothing boosts during the run, so those zones end at 0 and
+ * the others where they were. before: the boosts the checker read before
+ * the run (serial runs).
+ */
+unsigned long _mm_check_boost_decay(struct pglist_data *pgdat, int highest_zoneidx,
+				    const unsigned long *before)
+{
+	unsigned long bad = 0;
+
+	for (int zt = 0; zt < MAX_NR_ZONES; zt++) {
+		struct zone *zone = &pgdat->node_zones[zt];
+		unsigned long want = zt <= highest_zoneidx && managed_zone(zone) ? 0 : before[zt];
+		unsigned long boost = READ_ONCE(zone->watermark_boost);
+		if (boost == want)
+			continue;
+		zone_report(zone, "INV-BOOST-DECAY", -1, (long long)want, (long long)boost,
+			    "after kswapd's balance_pgdat() up to zone %d the boost is %lu "
+			    "(was %lu)",
+			    highest_zoneidx, boost, before[zt]);
+		bad++;
+	}
+	return bad;
+}
+
 /*
  * One run of kswapd: the half of kswapd_try_to_sleep() after the wake-up
  * (pressure thresholds), then balance_pgdat() for one reclaim pass.
@@ -170,12 +277,12 @@ int _mm_kswapd_step(struct mm_sim *sim, int node)
 		k->highest_zoneidx == KSWAPD_ZONEIDX_UNSET ? MAX_NR_ZONES - 1 : k->highest_zoneidx;
 	mutex_unlock(&sim->kswapd_lock);
 
-	if (pgdat_balanced(pgdat, order, zoneidx))
-		return 0;
-	unsigned long reclaimed = shrink_node(sim, pgdat, zoneidx);
-	mutex_lock(&sim->kswapd_lock);
-	k->failures = reclaimed ? 0 : k->failures + 1;
-	mutex_unlock(&sim->kswapd_lock);
+	unsigned long before[MAX_NR_ZONES];
+	for (int zt = 0; zt < MAX_NR_ZONES; zt++)
+		before[zt] = READ_ONCE(pgdat->node_zones[zt].watermark_boost);
+	balance_pgdat(sim, pgdat, order, zoneidx);
+	if (sim->serial)
+		_mm_check_boost_decay(pgdat, zoneidx, before);
 	return 0;
 }
 

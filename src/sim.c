@@ -293,6 +293,7 @@ int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
 	sim->min_free_kbytes = cfg->min_free_kbytes;
 	sim->user_min_free_kbytes = cfg->min_free_kbytes != 0;
 	sim->watermark_scale_factor = cfg->watermark_scale_factor;
+	sim->watermark_boost_factor = sim->boost_factor_seen = 15000; /* the kernel's default */
 	sim->percpu_pagelist_high_fraction = cfg->percpu_pagelist_high_fraction;
 	atomic_store_explicit(&sim->nr_violations, 0, memory_order_relaxed);
 	for (int item = 0; item < NR_VM_ZONE_STAT_ITEMS; item++)

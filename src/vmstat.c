@@ -8,6 +8,8 @@
  * is awake the thresholds drop to the pressure values, so that the drift
  * fits between the low and min watermarks. The checker keeps the exact
  * value beside each counter and the threshold each diff was last bounded by.
+ * Follows mm/vmstat.c 6.15; vmstat_update's pcp decay (decay_pcp_high()
+ * from refresh_cpu_vm_stats()) is 6.7+.
  */
 #include "internal.h"
 
@@ -251,20 +253,27 @@ MM_SCAN static void drain_zonestat_online(struct zone *zone)
 	spin_unlock(&zone->lock);
 }
 
-/* models refresh_cpu_vm_stats(): vmstat_update's periodic fold, run as the CPU itself */
+/*
+ * models refresh_cpu_vm_stats(true): vmstat_update's periodic fold, run as
+ * the CPU itself, and (6.7+) the decay of its pcp highs, decay_pcp_high().
+ */
 void refresh_cpu_vm_stats(struct mm_sim *sim, unsigned int cpu)
 {
-	for_each_zone(sim, z)
+	for_each_zone(sim, z) {
 		drain_zonestat(z, cpu);
+		decay_pcp_high(z, cpu); /* zones with pagesets: the populated ones */
+	}
 }
 
 /*
- * models cpu_vm_stats_fold(): a dead CPU's diffs, folded by another. The
- * model's fold is the same whoever runs it (drain_zonestat() locks).
+ * models cpu_vm_stats_fold(): a dead CPU's diffs, folded by another (no
+ * pcp decay: its lists were drained). The model's fold is the same
+ * whoever runs it (drain_zonestat() locks).
  */
 void cpu_vm_stats_fold(struct mm_sim *sim, unsigned int cpu)
 {
-	refresh_cpu_vm_stats(sim, cpu);
+	for_each_zone(sim, z)
+		drain_zonestat(z, cpu);
 }
 
 /* The checker's bound on |estimate - exact|: each CPU's diff within its last threshold. */

@@ -3,7 +3,9 @@
  * watermark.c - min_free_kbytes, the per-zone min/low/high/promo marks,
  * lowmem_reserve, and the watermark checks allocations pass through.
  * Formulas as mm/page_alloc.c (6.x); checked against a real /proc/zoneinfo
- * by tests/unit/test_zoneinfo.c.
+ * by tests/unit/test_zoneinfo.c. Watermark boosting (boost_watermark(),
+ * vm.watermark_boost_factor) follows 6.10, where the boost on fallback
+ * steals is as it has been since 5.0 (1c30844d2dfe).
  */
 #include "internal.h"
 
@@ -299,6 +301,87 @@ bool zone_watermark_ok_safe(struct zone *z, unsigned int order, unsigned long ma
 				free_pages, exact, mark);
 	}
 	return ok;
+}
+
+/*
+ * The largest boost the kernel's rule allows: factor / 10000 of the high
+ * mark (mult_frac), at least a pageblock; 0 where boosting is off (factor
+ * 0, a high mark the factor rounds to 0).
+ */
+unsigned long _mm_boost_bound(const struct zone *zone, unsigned int factor)
+{
+	unsigned long pageblock_nr_pages = 1UL << zone->sim->pageblock_order;
+	unsigned long max_boost = mult_frac(READ_ONCE(zone->_watermark[WMARK_HIGH]), factor, 10000);
+
+	if (!max_boost)
+		return 0;
+	return max_boost > pageblock_nr_pages ? max_boost : pageblock_nr_pages;
+}
+
+/*
+ * models boost_watermark() (6.10): a fallback steal raises the zone's
+ * marks by a pageblock, up to the bound, so that kswapd reclaims ahead of
+ * the next fallback. Zones under four pageblocks are left alone (a boost
+ * there is an OOM). zone->lock held.
+ */
+bool boost_watermark(struct zone *zone)
+{
+	unsigned long pageblock_nr_pages = 1UL << zone->sim->pageblock_order;
+	unsigned int factor = READ_ONCE(zone->sim->watermark_boost_factor); /* the sysctl's */
+	unsigned long max_boost, boost;
+
+	if (!factor)
+		return false;
+	if (pageblock_nr_pages * 4 > zone_managed_pages(zone))
+		return false;
+	/* A high mark still 0 (boot): reclaim could not meet a boost, do not start one. */
+	max_boost = _mm_boost_bound(zone, factor);
+	if (!max_boost)
+		return false;
+	boost = zone->watermark_boost + pageblock_nr_pages;
+	WRITE_ONCE(zone->watermark_boost, boost < max_boost ? boost : max_boost);
+	return true;
+}
+
+/*
+ * INV-BOOST-BOUND: watermark_boost <= max(pageblock_nr_pages, high *
+ * factor / 10000), the bound recomputed here from the mark and the sysctl
+ * (not from anything boost_watermark() kept). A factor lowered after a
+ * boost lowers the bound only for the next boost in the kernel too, so the
+ * bound is the largest of the factors since the boost was last 0: the
+ * checker's boost_factor_seen. O(1): after every op on the zone's node.
+ */
+unsigned long _mm_check_boost_bound(struct zone *zone)
+{
+	unsigned long boost = READ_ONCE(zone->watermark_boost);
+	unsigned int factor = READ_ONCE(zone->sim->boost_factor_seen);
+
+	if (!boost)
+		return 0;
+	unsigned long bound = _mm_boost_bound(zone, factor);
+	if (boost <= bound)
+		return 0;
+	zone_report(zone, "INV-BOOST-BOUND", -1, (long long)bound, (long long)boost,
+		    "watermark_boost above max(pageblock, high %lu * factor %u / 10000)",
+		    READ_ONCE(zone->_watermark[WMARK_HIGH]), factor);
+	return 1;
+}
+
+/* models the vm.watermark_boost_factor sysctl: any value >= 0, used by the next boost */
+void mm_set_watermark_boost_factor(struct mm_sim *sim, unsigned int factor)
+{
+	pthread_mutex_lock(&sim->hotplug_lock);
+	/* The seen maximum first: a boost under the new factor is within the checker's bound. */
+	if (factor > sim->boost_factor_seen)
+		WRITE_ONCE(sim->boost_factor_seen, factor);
+	WRITE_ONCE(sim->watermark_boost_factor, factor);
+	pthread_mutex_unlock(&sim->hotplug_lock);
+}
+
+int _mm_op_set_boost_factor(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	mm_set_watermark_boost_factor(ctx->sim, op->sysctl.value);
+	return 0;
 }
 
 int _mm_op_set_min_free_kbytes(struct mm_op_ctx *ctx, const struct mm_op *op)

@@ -372,7 +372,10 @@ START_TEST(test_compaction_suitable_table)
 }
 END_TEST
 
-/* try_to_compact_pages(): a deferred zone is skipped, except at MIN_COMPACT_PRIORITY */
+/*
+ * try_to_compact_pages(): a deferred zone is skipped, except at
+ * MIN_COMPACT_PRIORITY, which a costly order never reaches (6.7)
+ */
 START_TEST(test_compaction_deferred_prio_table)
 {
 	struct mm_sim *sim = one_zone_sim(1, 6, 5, 256);
@@ -385,7 +388,7 @@ START_TEST(test_compaction_deferred_prio_table)
 			z->compact_defer_shift = deferred ? 6 : 0;
 			z->compact_considered = 0;
 			z->compact_order_failed = 0;
-			int rc = mm_compact_zone(sim, 0, ZONE_NORMAL, 5, prio,
+			int rc = mm_compact_zone(sim, 0, ZONE_NORMAL, 3, prio,
 						 prio == MM_COMPACT_PRIO_ASYNC
 							 ? MM_MIGRATE_ASYNC
 							 : MM_MIGRATE_SYNC_LIGHT,
@@ -397,6 +400,23 @@ START_TEST(test_compaction_deferred_prio_table)
 			/* compaction_deferred() counts a consideration only where it is asked */
 			ck_assert_uint_eq(z->compact_considered,
 					  prio > MM_COMPACT_PRIO_SYNC_FULL ? 1 : 0);
+		}
+	/*
+	 * A costly order (> 3) runs no lower than MIN_COMPACT_COSTLY_PRIORITY
+	 * (sync light, should_compact_retry()): asked at sync full, a deferred
+	 * zone is skipped as at sync light. A sync pass (compact_node()) is not.
+	 */
+	for (unsigned int order = 3; order <= 5; order++)
+		for (int mode = MM_MIGRATE_SYNC_LIGHT; mode <= MM_MIGRATE_SYNC; mode++) {
+			z->compact_defer_shift = 6;
+			z->compact_considered = 0;
+			z->compact_order_failed = 0;
+			int rc = mm_compact_zone(sim, 0, ZONE_NORMAL, order,
+						 MM_COMPACT_PRIO_SYNC_FULL, mode, MIGRATE_MOVABLE);
+			bool skipped = order > 3 && mode != MM_MIGRATE_SYNC;
+			ck_assert_msg((rc == MM_COMPACT_DEFERRED) == skipped,
+				      "order %u sync full, mode %d: %s", order, mode,
+				      mm_compact_result_name(rc));
 		}
 	mm_sim_destroy(sim);
 }
@@ -810,6 +830,99 @@ START_TEST(test_direct_outcome_table)
 }
 END_TEST
 
+/*
+ * alloc_flags_nofragment() (6.10, CONFIG_ZONE_DMA32): ALLOC_KSWAPD is the
+ * __GFP_KSWAPD_RECLAIM bit; ALLOC_NOFRAGMENT only for a preferred Normal
+ * zone, and on a machine of several nodes only if the node's DMA32 is
+ * populated (one node: DMA32 is assumed there).
+ */
+START_TEST(test_nofragment_table)
+{
+	for (unsigned int nodes = 1; nodes <= 2; nodes++) {
+		struct mm_config cfg;
+
+		cfg_tiny(&cfg, 1, 3, 2);
+		cfg.nr_nodes = nodes;
+		cfg.cpus_per_node[1] = nodes > 1 ? 1 : 0;
+		for (unsigned int n = 0; n < nodes; n++) {
+			cfg_zone(&cfg, n, ZONE_DMA32, n * 128, 64, 64);
+			cfg_zone(&cfg, n, ZONE_NORMAL, n * 128 + 64, 64, 64);
+		}
+		struct mm_sim *sim = sim_new(&cfg);
+		struct zone *zones = sim->node_data[0]->node_zones;
+		uint64_t present = zones[ZONE_DMA32].present_pages;
+		long managed = atomic_long_read(&zones[ZONE_DMA32].managed_pages);
+
+		for (int zt = ZONE_DMA; zt <= ZONE_MOVABLE; zt++)
+			for (int dma32 = 0; dma32 < 2; dma32++)
+				for (int kswapd = 0; kswapd < 2; kswapd++) {
+					unsigned int gfp = MM_GFP_DIRECT_RECLAIM |
+							   (kswapd ? MM_GFP_KSWAPD_RECLAIM : 0);
+					zones[ZONE_DMA32].present_pages = dma32 ? present : 0;
+					atomic_long_set(&zones[ZONE_DMA32].managed_pages,
+							dma32 ? managed : 0);
+					unsigned int want = kswapd ? ALLOC_KSWAPD : 0;
+					if (zt == ZONE_NORMAL && (nodes == 1 || dma32))
+						want |= ALLOC_NOFRAGMENT;
+					unsigned int got = alloc_flags_nofragment(&zones[zt], gfp);
+					ck_assert_msg(got == want,
+						      "nodes %u zone %d DMA32 %s kswapd %d: %#x, "
+						      "want %#x",
+						      nodes, zt, dma32 ? "populated" : "empty",
+						      kswapd, got, want);
+				}
+		zones[ZONE_DMA32].present_pages = present;
+		atomic_long_set(&zones[ZONE_DMA32].managed_pages, managed);
+		mm_sim_destroy(sim);
+	}
+}
+END_TEST
+
+/*
+ * boost_watermark() (6.10): off with factor 0; not in a zone under four
+ * pageblocks; not while high * factor / 10000 is 0; else the boost grows
+ * by a pageblock up to max(pageblock, high * factor / 10000).
+ */
+START_TEST(test_boost_table)
+{
+	static const unsigned int factors[] = {0, 1000, 15000, 30000};
+	static const unsigned long highs[] = {0, 4, 48, 1000};
+	static const unsigned long starts[] = {0, 8, 70, 1496};
+	struct mm_sim *sim = one_zone_sim(1, 4, 3, 256); /* pageblock 8 */
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	const unsigned long pb = 8;
+	long managed = atomic_long_read(&z->managed_pages);
+
+	for (int small = 0; small < 2; small++)
+		for (unsigned int f = 0; f < ARRAY_SIZE(factors); f++)
+			for (unsigned int h = 0; h < ARRAY_SIZE(highs); h++)
+				for (unsigned int b = 0; b < ARRAY_SIZE(starts); b++) {
+					unsigned long m = small ? 4 * pb - 1 : 4 * pb;
+					unsigned long max = highs[h] * factors[f] / 10000;
+					bool want = factors[f] && 4 * pb <= m && max;
+					unsigned long boost = starts[b];
+					if (want) {
+						max = max > pb ? max : pb;
+						boost = boost + pb < max ? boost + pb : max;
+					}
+					atomic_long_set(&z->managed_pages, (long)m);
+					sim->watermark_boost_factor = factors[f];
+					z->_watermark[WMARK_HIGH] = highs[h];
+					z->watermark_boost = starts[b];
+					bool got = boost_watermark(z);
+					ck_assert_msg(
+						got == want && z->watermark_boost == boost,
+						"managed %lu factor %u high %lu boost %lu: %d "
+						"%lu, want %d %lu",
+						m, factors[f], highs[h], starts[b], got,
+						z->watermark_boost, want, boost);
+				}
+	atomic_long_set(&z->managed_pages, managed);
+	z->watermark_boost = 0;
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *decisions_suite(void)
 {
 	Suite *s = suite_create("decisions");
@@ -833,6 +946,8 @@ static Suite *decisions_suite(void)
 	tcase_add_test(tc, test_highatomic_cap);
 	tcase_add_test(tc, test_highatomic_fallback_table);
 	tcase_add_test(tc, test_direct_outcome_table);
+	tcase_add_test(tc, test_nofragment_table);
+	tcase_add_test(tc, test_boost_table);
 	suite_add_tcase(s, tc);
 	return s;
 }

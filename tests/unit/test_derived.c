@@ -303,6 +303,7 @@ START_TEST(test_compact_prio_corrupt)
 
 	compact_check_priority(&cc, MM_COMPACT_PRIO_ASYNC);
 	ck_assert_uint_eq(vr.n, 0);
+	cc.mode = MM_MIGRATE_SYNC_LIGHT; /* the mode of the sync priorities */
 	/* the survivor of issue 14: the highest priority does not scan the whole zone */
 	cc.ignore_skip_hint = cc.ignore_block_suitable = true;
 	compact_check_priority(&cc, MM_COMPACT_PRIO_SYNC_FULL);
@@ -316,6 +317,24 @@ START_TEST(test_compact_prio_corrupt)
 	cc.free_pfn = 224;
 	compact_check_prio_start(&cc);
 	ck_assert(vrec_has(&vr, "INV-COMPACT-PRIO"));
+	/* a costly order at MIN_COMPACT_PRIORITY, or a mode the priority does not use */
+	vrec_init(&vr);
+	cc.order = 4;
+	compact_check_priority(&cc, MM_COMPACT_PRIO_SYNC_FULL);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-PRIO"));
+	vrec_init(&vr);
+	cc.whole_zone = cc.ignore_skip_hint = cc.ignore_block_suitable = false;
+	compact_check_priority(&cc, MM_COMPACT_PRIO_SYNC_LIGHT);
+	ck_assert_uint_eq(vr.n, 0);
+	cc.mode = MM_MIGRATE_SYNC; /* compact_node(): whole zone at any order, sync */
+	cc.whole_zone = cc.ignore_skip_hint = cc.ignore_block_suitable = true;
+	compact_check_priority(&cc, MM_COMPACT_PRIO_ASYNC);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-PRIO"));
+	vrec_init(&vr);
+	compact_check_priority(&cc, MM_COMPACT_PRIO_SYNC_FULL);
+	ck_assert_uint_eq(vr.n, 0);
+	cc.order = 0;
+	cc.mode = MM_MIGRATE_SYNC_LIGHT;
 	/* a whole-zone pass whose scanners met ends COMPLETE, not PARTIAL_SKIPPED */
 	vrec_init(&vr);
 	compact_check_result(&cc, MM_COMPACT_COMPLETE);

@@ -357,6 +357,61 @@ static struct mm_sim *fire_vmstat_pressure(struct vfirst *r, struct where *w)
 	return sim;
 }
 
+/* A boost on a zone whose high mark is 0: the bound is 0, so any boost is above it. */
+static struct mm_sim *fire_boost_bound(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+
+	sim->serial = true; /* the derived checks' full scan */
+	zone_of(sim, 0, ZONE_NORMAL)->watermark_boost = 4;
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 0};
+	record(sim, r);
+	mm_check_full(sim);
+	return sim;
+}
+
+/* A boost a kswapd run up to Normal left on Normal: the run takes every boost back. */
+static struct mm_sim *fire_boost_decay(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	unsigned long before[MAX_NR_ZONES] = {[ZONE_NORMAL] = 4};
+
+	zone_of(sim, 0, ZONE_NORMAL)->watermark_boost = 4;
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 0};
+	record(sim, r);
+	_mm_check_boost_decay(sim->node_data[0], ZONE_NORMAL, before);
+	return sim;
+}
+
+/* The no-fallback retry while a free MOVABLE order-3 block (above a pageblock) could serve. */
+static struct mm_sim *fire_nofrag_retry(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	uint32_t refused[(MM_MAX_ZONEREFS + 31) / 32] = {0};
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+
+	*w = (struct where){0, ZONE_NORMAL, 0, z->free_area[3].head[MIGRATE_MOVABLE], false, 0};
+	record(sim, r);
+	_mm_check_nofrag_retry(sim, sim->node_data[0]->zonelist, ZONE_NORMAL, 0, 0,
+			       MIGRATE_UNMOVABLE, refused);
+	return sim;
+}
+
+/* A decay from high_max that left high below high_min: the rule gives high_max - high_max / 8. */
+static struct mm_sim *fire_pcp_high_range(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct per_cpu_pages *pcp = &zone_of(sim, 0, ZONE_NORMAL)->per_cpu_pageset[0];
+	int hi = pcp->high_max;
+
+	sim->serial = true;
+	pcp->high = pcp->high_min - 1;
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, hi - (hi >> 3)};
+	record(sim, r);
+	_mm_pcp_check_high_range(zone_of(sim, 0, ZONE_NORMAL), 0, hi, 0);
+	return sim;
+}
+
 static const struct {
 	const char *id;
 	struct mm_sim *(*fire)(struct vfirst *r, struct where *w);
@@ -372,6 +427,10 @@ static const struct {
 	{"INV-COMMIT-DRIFT", fire_commit_drift},
 	{"INV-VMSTAT-DRIFT", fire_vmstat_drift},
 	{"INV-VMSTAT-PRESSURE", fire_vmstat_pressure},
+	{"INV-BOOST-BOUND", fire_boost_bound},
+	{"INV-BOOST-DECAY", fire_boost_decay},
+	{"INV-NOFRAG-RETRY", fire_nofrag_retry},
+	{"INV-PCP-HIGH-RANGE", fire_pcp_high_range},
 	{"INV-PCPU-SUM-EXACT", fire_pcpu_sum_exact},
 	{"INV-PCPU-SYNC", fire_pcpu_sync},
 	{"INV-COMPACT-FREE-SCAN", fire_compact_free_scan},

@@ -86,6 +86,102 @@ START_TEST(test_costly_keeps_reserve)
 }
 END_TEST
 
+/* 32 pages, pageblocks of 4, max_order 3, pcp lists off */
+static struct mm_sim *tiny32(void)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 32, 32);
+	sim = sim_new_buddy_only(&cfg);
+	mm_set_current_cpu(0);
+	return sim;
+}
+
+/*
+ * unreserve_highatomic_pageblock() retypes a free block of a pageblock or
+ * more in place (move_to_free_list()); it does not free it again, so a free
+ * buddy it could now merge with stays apart until one of them leaves its
+ * list (6.10-6.12). 32 pages, pageblocks of 4, max_order 3: pageblock 0
+ * (0-3) free HIGHATOMIC beside 4-7 free MOVABLE, one free UNMOVABLE page at
+ * 16, the rest allocated. An order-0 GFP_KERNEL request is refused at min
+ * (13 usable of 17, the reserve not counted), unreserves 0-3 to UNMOVABLE
+ * and gets pfn 16: 0-3 and 4-7 stay two order-2 blocks, which the full
+ * check allows (the buddy check knows they were left apart). A later free
+ * of 4-7 merges the pair.
+ */
+START_TEST(test_unreserve_leaves_buddies_apart)
+{
+	uint32_t gen[16], g;
+	struct vrec vr;
+	struct mm_sim *sim = tiny32();
+	struct zone *z = normal(sim);
+
+	ck_assert_int_eq(mm_alloc_pages(sim, 3, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 0, &gen[0]), 0);
+	ck_assert_int_eq(mm_alloc_pages(sim, 3, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 1, &gen[1]), 8);
+	for (uint32_t i = 0; i < 8; i++) /* claims 16-31 for UNMOVABLE */
+		ck_assert_int_eq(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, 2 + i, &gen[2 + i]),
+				 16 + i);
+	ck_assert_int_eq(mm_alloc_pages(sim, 3, MM_GFP_KERNEL, 0, 10, &gen[10]), 24);
+	mm_free_pages(sim, 16, 0, 2, gen[2]);
+	/* pageblock 0 reserved, then a0 freed into it and its MOVABLE neighbour */
+	set_pageblock_migratetype(sim, 0, MIGRATE_HIGHATOMIC);
+	z->nr_reserved_highatomic = 4;
+	mm_free_pages(sim, 0, 3, 0, gen[0]);
+	mm_free_pages(sim, 8, 3, 1, gen[1]);
+	ck_assert_int_eq(z->nr_free_highatomic, 4);
+	mm_set_min_free_kbytes(sim, 52); /* min 13, low 16 */
+	sim->serial = true;
+	sim_record(sim, &vr);
+
+	ck_assert_int_eq(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, 11, &g), 16);
+	ck_assert_uint_eq(z->nr_reserved_highatomic, 0);
+	ck_assert_int_eq(get_pfnblock_migratetype(sim, 0), MIGRATE_UNMOVABLE);
+	/* not merged: two order-2 blocks (0 and 4) and the order-3 block at 8 */
+	ck_assert_uint_eq(z->free_area[2].nr_free, 2);
+	ck_assert_uint_eq(z->free_area[3].nr_free, 1);
+	mm_check_full(sim);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+
+	/* 4-7 allocated and freed: it merges with 0-3 */
+	ck_assert_int_eq(mm_alloc_pages(sim, 2, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 12, &g), 4);
+	mm_free_pages(sim, 4, 2, 12, g);
+	ck_assert_uint_eq(z->free_area[3].nr_free, 2);
+	ck_assert_uint_eq(z->free_area[2].nr_free, 0);
+	mm_check_full(sim);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* The buddy check still catches two such blocks left apart without an unreserve. */
+START_TEST(test_apart_without_unreserve_fires)
+{
+	uint32_t gen;
+	struct vrec vr;
+	struct mm_sim *sim = tiny32();
+	struct zone *z = normal(sim);
+
+	ck_assert_int_eq(mm_alloc_pages(sim, 3, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 0, &gen), 0);
+	set_pageblock_migratetype(sim, 0, MIGRATE_HIGHATOMIC);
+	z->nr_reserved_highatomic = 4;
+	mm_free_pages(sim, 0, 3, 0, gen); /* 0-3 HIGHATOMIC apart from 4-7 MOVABLE */
+	sim_record(sim, &vr);
+	mm_check_full(sim);
+	ck_assert_uint_eq(vr.n, 0);
+	/* retyped without unreserve_highatomic_pageblock()'s mark: the pair should have merged */
+	z->nr_reserved_highatomic = 0;
+	zone_lock(z);
+	__move_freepages_block(z, 0, MIGRATE_HIGHATOMIC, MIGRATE_MOVABLE);
+	set_pageblock_migratetype(sim, 0, MIGRATE_MOVABLE);
+	zone_unlock(z);
+	mm_check_full(sim);
+	ck_assert(vrec_has(&vr, "INV-BUDDY-MERGED"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *highatomic_suite(void)
 {
 	Suite *s = suite_create("highatomic");
@@ -94,6 +190,8 @@ static Suite *highatomic_suite(void)
 	tcase_add_test(tc, test_reserve_counts_free_highatomic);
 	tcase_add_test(tc, test_unreserve_before_oom);
 	tcase_add_test(tc, test_costly_keeps_reserve);
+	tcase_add_test(tc, test_unreserve_leaves_buddies_apart);
+	tcase_add_test(tc, test_apart_without_unreserve_fires);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_boost.c - watermark boosting (boost_watermark() on a fallback steal,
+ * the kswapd wake it asks for, balance_pgdat() taking it back), the
+ * ALLOC_NOFRAGMENT pass and its retry, and decay_pcp_high(), each with the
+ * invariant that guards it: INV-BOOST-BOUND, INV-BOOST-DECAY,
+ * INV-NOFRAG-RETRY and INV-PCP-HIGH-RANGE.
+ */
+#include "common.h"
+#include "internal.h"
+
+#define GFP_MOV (MM_GFP_MOVABLE | MM_GFP_KERNEL)
+#define NPAGES	256
+
+static struct zone *normal(struct mm_sim *sim)
+{
+	return &sim->node_data[0]->node_zones[ZONE_NORMAL];
+}
+
+/*
+ * A Normal zone of 256 pages at pfn base (with a DMA32 zone of 256 below
+ * it when base is 256), pageblocks of 8, pcp lists off. Every Normal page
+ * allocated movable, then every other one freed: 128 free order-0 pages,
+ * no two buddies, four in each MOVABLE pageblock. Then the marks come up
+ * (min_free_kbytes 128; on one zone min 32, low 40, high 48, so that the
+ * boost bound is max(8, 48 * 15000 / 10000) = 72).
+ */
+static struct mm_sim *fragmented_at(uint64_t base, uint32_t *gens)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	cfg_tiny(&cfg, 1, 4, 3);
+	if (base)
+		cfg_zone(&cfg, 0, ZONE_DMA32, 0, base, base);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, base, NPAGES, NPAGES);
+	sim = sim_new_buddy_only(&cfg);
+	mm_set_current_cpu(0);
+	for (uint32_t i = 0; i < NPAGES; i++)
+		ck_assert_int_eq(mm_alloc_pages(sim, 0, GFP_MOV, -1, i, &gens[i]),
+				 (long long)(base + i));
+	for (uint32_t i = 1; i < NPAGES; i += 2)
+		mm_free_pages(sim, base + i, 0, i, gens[i]);
+	mm_set_min_free_kbytes(sim, 128);
+	sim->serial = true;
+	return sim;
+}
+
+static struct mm_sim *fragmented(uint32_t *gens)
+{
+	struct mm_sim *sim = fragmented_at(0, gens);
+
+	ck_assert_uint_eq(normal(sim)->_watermark[WMARK_HIGH], 48);
+	return sim;
+}
+
+/*
+ * An unmovable request finds no unmovable block: the no-fallback pass
+ * fails (no fallback block of a pageblock or more), the retry steals a
+ * MOVABLE pageblock (4 free of 8: it claims the block), the zone's boost
+ * rises by a pageblock, and GFP_KERNEL's ALLOC_KSWAPD has rmqueue() wake
+ * kswapd on a node otherwise balanced. A kswapd run takes the boost back.
+ */
+START_TEST(test_steal_boosts_then_kswapd_takes_it_back)
+{
+	uint32_t gens[NPAGES], gen;
+	struct mm_sim *sim = fragmented(gens);
+	struct zone *z = normal(sim);
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	ck_assert(!mm_kswapd_awake(sim, 0, NULL));
+	ck_assert_int_ge(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, -1, 1000, &gen), 0);
+	ck_assert_uint_eq(z->watermark_boost, 8);
+	ck_assert_uint_eq(sim_stats(sim).blocks_stolen, 1);
+	/* rmqueue() delivered the wake and cleared the request */
+	ck_assert(!(atomic_load(&z->flags) & ZONE_BOOSTED_WATERMARK));
+	ck_assert(mm_kswapd_awake(sim, 0, NULL));
+	/* three more come from the claimed block; the fifth steals again */
+	for (uint32_t i = 0; i < 4; i++)
+		ck_assert_int_ge(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, -1, 1001 + i, &gen), 0);
+	ck_assert_uint_eq(z->watermark_boost, 16);
+	ck_assert_int_eq(_mm_kswapd_step(sim, 0), 0);
+	ck_assert_uint_eq(z->watermark_boost, 0);
+	ck_assert(!(atomic_load(&z->flags) & ZONE_RECLAIM_ACTIVE));
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	/* balanced without the boost: kswapd sleeps (normal thresholds again) */
+	ck_assert_int_eq(_mm_kswapd_try_to_sleep(sim, 0), 0);
+	mm_check_full(sim);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* Without __GFP_KSWAPD_RECLAIM the boost still happens, but nobody asks for kswapd. */
+START_TEST(test_steal_without_kswapd_flag)
+{
+	uint32_t gens[NPAGES], gen;
+	struct mm_sim *sim = fragmented(gens);
+	struct zone *z = normal(sim);
+
+	ck_assert_int_ge(mm_alloc_pages(sim, 0, MM_GFP_DIRECT_RECLAIM, -1, 1000, &gen), 0);
+	ck_assert_uint_eq(z->watermark_boost, 8);
+	ck_assert(!(atomic_load(&z->flags) & ZONE_BOOSTED_WATERMARK));
+	ck_assert(!mm_kswapd_awake(sim, 0, NULL));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* Factor 1000: max(8, 48 * 1000 / 10000 = 4) = 8, reached at the first steal. */
+START_TEST(test_boost_capped_by_factor)
+{
+	uint32_t gens[NPAGES], gen;
+	struct mm_sim *sim = fragmented(gens);
+	struct zone *z = normal(sim);
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	mm_set_watermark_boost_factor(sim, 1000);
+	for (uint32_t i = 0; i < 9; i++)
+		ck_assert_int_ge(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, -1, 1000 + i, &gen), 0);
+	ck_assert_uint_eq(sim_stats(sim).blocks_stolen, 3);
+	ck_assert_uint_eq(z->watermark_boost, 8);
+	mm_set_watermark_boost_factor(sim, 0); /* off: the next steal leaves the boost */
+	for (uint32_t i = 9; i < 13; i++)
+		ck_assert_int_ge(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, -1, 1000 + i, &gen), 0);
+	ck_assert_uint_eq(sim_stats(sim).blocks_stolen, 4);
+	ck_assert_uint_eq(z->watermark_boost, 8);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* A boost above the bound the checker recomputes (72) fires INV-BOOST-BOUND. */
+START_TEST(test_boost_bound_fires)
+{
+	uint32_t gens[NPAGES];
+	struct mm_sim *sim = fragmented(gens);
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	normal(sim)->watermark_boost = 72;
+	ck_assert_uint_eq(_mm_check_boost_bound(normal(sim)), 0);
+	normal(sim)->watermark_boost = 73;
+	ck_assert_uint_eq(_mm_check_boost_bound(normal(sim)), 1);
+	ck_assert(vrec_has(&vr, "INV-BOOST-BOUND"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* A boost a kswapd run left on a zone it balanced fires INV-BOOST-DECAY; another zone's not. */
+START_TEST(test_boost_decay_fires)
+{
+	uint32_t gens[NPAGES];
+	struct mm_sim *sim = fragmented(gens);
+	unsigned long before[MAX_NR_ZONES] = {0};
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	before[ZONE_NORMAL] = 16;
+	normal(sim)->watermark_boost = 0;
+	ck_assert_uint_eq(_mm_check_boost_decay(sim->node_data[0], ZONE_NORMAL, before), 0);
+	/* a run up to DMA32 does not touch Normal's boost */
+	normal(sim)->watermark_boost = 16;
+	ck_assert_uint_eq(_mm_check_boost_decay(sim->node_data[0], ZONE_DMA32, before), 0);
+	ck_assert_uint_eq(_mm_check_boost_decay(sim->node_data[0], ZONE_NORMAL, before), 1);
+	ck_assert(vrec_has(&vr, "INV-BOOST-DECAY"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * A MOVABLE request on the fragmented zone: its own type is free, so the
+ * no-fallback pass serves it and nothing is stolen or boosted.
+ */
+START_TEST(test_nofrag_pass_serves_own_type)
+{
+	uint32_t gens[NPAGES], gen;
+	struct mm_sim *sim = fragmented(gens);
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	ck_assert_int_ge(mm_alloc_pages(sim, 0, GFP_MOV, -1, 1000, &gen), 0);
+	ck_assert_uint_eq(sim_stats(sim).fallbacks, 0);
+	ck_assert_uint_eq(normal(sim)->watermark_boost, 0);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * INV-NOFRAG-RETRY: the retry with a block the no-fallback pass could
+ * take (an unmovable order-0 block for an unmovable request; a MOVABLE
+ * pageblock-sized one) fires; on the fragmented zone (order-0 MOVABLE
+ * blocks only) it does not, nor for a zone the pass refused.
+ */
+START_TEST(test_nofrag_retry_fires)
+{
+	uint32_t gens[NPAGES], gen;
+	struct mm_sim *sim = fragmented(gens);
+	struct zone *z = normal(sim);
+	uint32_t refused[(MM_MAX_ZONEREFS + 31) / 32] = {0};
+	struct zone **zl = sim->node_data[0]->zonelist;
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	ck_assert_uint_eq(
+		_mm_check_nofrag_retry(sim, zl, ZONE_NORMAL, 0, 0, MIGRATE_UNMOVABLE, refused), 0);
+	/* steal one block: its three other free pages are unmovable now */
+	ck_assert_int_ge(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, -1, 1000, &gen), 0);
+	ck_assert_uint_eq(vr.n, 0);
+	ck_assert_uint_eq(
+		_mm_check_nofrag_retry(sim, zl, ZONE_NORMAL, 0, 0, MIGRATE_UNMOVABLE, refused), 1);
+	ck_assert(vrec_has(&vr, "INV-NOFRAG-RETRY"));
+	/* a zone the pass refused at its watermark could not serve it */
+	refused[z->zone_id / 32] |= 1u << (z->zone_id % 32);
+	ck_assert_uint_eq(
+		_mm_check_nofrag_retry(sim, zl, ZONE_NORMAL, 0, 0, MIGRATE_UNMOVABLE, refused), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * ALLOC_NOFRAGMENT's purpose: DMA32 (0..255, whole free pageblocks) below
+ * a fragmented Normal (256..511, as fragmented() leaves its zone). An
+ * unmovable request may not split Normal's small MOVABLE blocks in the
+ * first pass, so it claims a whole DMA32 pageblock instead: no boost, no
+ * fragmenting steal in Normal.
+ */
+START_TEST(test_nofrag_prefers_lower_zone_to_fragmenting)
+{
+	uint32_t gens[NPAGES], gen;
+	struct mm_sim *sim = fragmented_at(NPAGES, gens);
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	long long pfn = mm_alloc_pages(sim, 0, MM_GFP_KERNEL, -1, 1000, &gen);
+	ck_assert_int_ge(pfn, 0);
+	ck_assert_int_lt(pfn, NPAGES); /* from DMA32 */
+	ck_assert_uint_eq(normal(sim)->watermark_boost, 0);
+	ck_assert_int_eq(get_pfnblock_migratetype(sim, NPAGES + 1), MIGRATE_MOVABLE);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* A free MOVABLE pageblock is a fallback the no-fallback pass may claim whole. */
+START_TEST(test_nofrag_retry_fires_on_pageblock_fallback)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	uint32_t refused[(MM_MAX_ZONEREFS + 31) / 32] = {0};
+	struct vrec vr;
+
+	cfg_tiny(&cfg, 1, 4, 3);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, NPAGES, NPAGES);
+	sim = sim_new_buddy_only(&cfg);
+	mm_set_current_cpu(0);
+	sim_record(sim, &vr);
+	ck_assert_uint_eq(_mm_check_nofrag_retry(sim, sim->node_data[0]->zonelist, ZONE_NORMAL, 0,
+						 0, MIGRATE_UNMOVABLE, refused),
+			  1);
+	ck_assert(vrec_has(&vr, "INV-NOFRAG-RETRY"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * decay_pcp_high()
+ * ---------------------------------------------------------------------- */
+
+/* One Normal zone of 4096 pages, 1 CPU, pcp lists on. */
+static struct mm_sim *pcp_machine(void)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	cfg_tiny(&cfg, 1, 10, 9);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 4096, 4096);
+	sim = sim_new(&cfg);
+	mm_set_current_cpu(0);
+	sim->serial = true;
+	return sim;
+}
+
+/*
+ * high - high / 8 per decay, never below high_min, never below count -
+ * batch << 5; the pages above the new high go back to the buddy.
+ */
+START_TEST(test_decay_pcp_high)
+{
+	struct mm_sim *sim = pcp_machine();
+	struct zone *z = normal(sim);
+	struct per_cpu_pages *pcp = &z->per_cpu_pageset[0];
+	struct vrec vr;
+	uint32_t gen;
+	long long pfn;
+
+	sim_record(sim, &vr);
+	ck_assert_int_lt(pcp->high_min, pcp->high_max);
+	/* an allocation refills the list and lifts high by a batch */
+	pfn = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen);
+	ck_assert_int_ge(pfn, 0);
+	pcp->high = pcp->high_max; /* as a long run of refills leaves it */
+	int h = pcp->high, count = pcp->count, lo = pcp->high_min;
+	int want = h - (h >> 3);
+	if (want < count - (pcp->batch << CONFIG_PCP_BATCH_SCALE_MAX))
+		want = count - (pcp->batch << CONFIG_PCP_BATCH_SCALE_MAX);
+	if (want < lo)
+		want = lo;
+	ck_assert_int_eq(decay_pcp_high(z, 0) > 0, 1);
+	ck_assert_int_eq(pcp->high, want);
+	ck_assert_int_le(pcp->count, pcp->high);
+	/*
+	 * Decays settle at high_min, or at the first high under 8 above it,
+	 * where high / 8 rounds to 0 (the kernel's arithmetic too).
+	 */
+	for (int i = 0; i < 64; i++)
+		decay_pcp_high(z, 0);
+	ck_assert(pcp->high == lo || (pcp->high > lo && pcp->high < 8));
+	ck_assert_int_eq(decay_pcp_high(z, 0), pcp->high > lo);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_free_pages(sim, (uint64_t)pfn, 0, 1, gen);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* The vmstat_fold op decays this CPU's highs (refresh_cpu_vm_stats()). */
+START_TEST(test_vmstat_fold_decays)
+{
+	struct mm_sim *sim = pcp_machine();
+	struct per_cpu_pages *pcp = &normal(sim)->per_cpu_pageset[0];
+
+	pcp->high = pcp->high_max;
+	refresh_cpu_vm_stats(sim, 0);
+	ck_assert_int_lt(pcp->high, pcp->high_max);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* A decay that left high off the kernel's value, or pages above it, fires INV-PCP-HIGH-RANGE. */
+START_TEST(test_pcp_high_range_fires)
+{
+	struct mm_sim *sim = pcp_machine();
+	struct zone *z = normal(sim);
+	struct per_cpu_pages *pcp = &z->per_cpu_pageset[0];
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	int hi = pcp->high_max, lo = pcp->high_min;
+	pcp->high = hi - (hi >> 3);
+	pcp->count = 0;
+	ck_assert_uint_eq(_mm_pcp_check_high_range(z, 0, hi, 0), 0);
+	pcp->high = lo - 1; /* below high_min */
+	ck_assert_uint_eq(_mm_pcp_check_high_range(z, 0, hi, 0), 1);
+	pcp->high = lo;
+	pcp->count = lo + 1; /* pages above the high not drained */
+	ck_assert_uint_eq(_mm_pcp_check_high_range(z, 0, lo, lo + 1), 1);
+	pcp->count = 0;
+	ck_assert(vrec_has(&vr, "INV-PCP-HIGH-RANGE"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+static Suite *boost_suite(void)
+{
+	Suite *s = suite_create("boost");
+	TCase *tc = tcase_create("boost");
+
+	tcase_add_test(tc, test_steal_boosts_then_kswapd_takes_it_back);
+	tcase_add_test(tc, test_steal_without_kswapd_flag);
+	tcase_add_test(tc, test_boost_capped_by_factor);
+	tcase_add_test(tc, test_boost_bound_fires);
+	tcase_add_test(tc, test_boost_decay_fires);
+	tcase_add_test(tc, test_nofrag_pass_serves_own_type);
+	tcase_add_test(tc, test_nofrag_retry_fires);
+	tcase_add_test(tc, test_nofrag_prefers_lower_zone_to_fragmenting);
+	tcase_add_test(tc, test_nofrag_retry_fires_on_pageblock_fallback);
+	tcase_add_test(tc, test_decay_pcp_high);
+	tcase_add_test(tc, test_vmstat_fold_decays);
+	tcase_add_test(tc, test_pcp_high_range_fires);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(boost_suite());
+}
