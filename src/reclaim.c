@@ -94,7 +94,12 @@ void wakeup_kswapd(struct zone *zone, unsigned int gfp, unsigned int order, int 
 	mutex_unlock(&sim->kswapd_lock);
 }
 
-/* models wake_all_kswapds(): each node of the zonelist once */
+/*
+ * models wake_all_kswapds(): each node of the zonelist once, through its
+ * first managed zone. A zone without managed pages (offlined, or before
+ * deferred init) is passed over before the node counts as woken, so the
+ * node is still woken through a lower zone.
+ */
 void wake_all_kswapds(struct mm_sim *sim, unsigned int order, unsigned int gfp,
 		      struct zone **zonelist, int highest_zoneidx)
 {
@@ -103,7 +108,8 @@ void wake_all_kswapds(struct mm_sim *sim, unsigned int order, unsigned int gfp,
 	(void)sim;
 	for (struct zone **zp = zonelist; *zp; zp++) {
 		struct zone *zone = *zp;
-		if ((int)zone->type > highest_zoneidx || zone->node == last_node)
+		if ((int)zone->type > highest_zoneidx || !managed_zone(zone) ||
+		    zone->node == last_node)
 			continue;
 		last_node = zone->node;
 		wakeup_kswapd(zone, gfp, order, highest_zoneidx);
