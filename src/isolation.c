@@ -466,12 +466,27 @@ int _mm_op_range(struct mm_op_ctx *ctx, const struct mm_op *op)
  * ---------------------------------------------------------------------- */
 
 /* Pages of [start, end) in free buddy blocks, as the memmap says; *pcp: those on pcp lists. */
+static uint64_t covering_buddy(struct zone *zone, uint64_t pfn);
+
 static long range_free_pages(struct zone *zone, uint64_t start, uint64_t end, long *pcp)
 {
 	struct mm_sim *sim = zone->sim;
 	long n = 0, on_pcp = 0;
+	uint64_t pfn = start;
 
-	for (uint64_t pfn = start; pfn < end;) {
+	/*
+	 * A free block from below start covers it (larger than a pageblock,
+	 * start is aligned). Its head is a buddy under zone->lock; a lone tail
+	 * page is not evidence of a free page: a pcp block's tails keep their
+	 * state until rmqueue_pcplist() hands it out, under its CPU's lock only.
+	 */
+	uint64_t head = covering_buddy(zone, start);
+	if (head != PFN_NIL && head < start) {
+		uint64_t bend = head + (UINT64_C(1) << READ_ONCE(pfn_to_page(sim, head)->order));
+		n += (long)((bend < end ? bend : end) - start);
+		pfn = bend;
+	}
+	while (pfn < end) {
 		const struct page *page = pfn_to_page(sim, pfn);
 		/* threaded: under zone->lock, but pcp pages move under their CPU's lock */
 		uint64_t nr = UINT64_C(1) << READ_ONCE(page->order);
@@ -484,8 +499,6 @@ static long range_free_pages(struct zone *zone, uint64_t start, uint64_t end, lo
 			on_pcp += (long)nr;
 			pfn += nr;
 		} else {
-			/* a tail of a free block from below start (pcp blocks never cross it) */
-			n += state == PG_FREE_TAIL;
 			pfn++;
 		}
 	}
