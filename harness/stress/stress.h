@@ -260,7 +260,8 @@ struct stress_run {
 	bool step_hotplug; /* the step under svc_lock took a CPU off- or online */
 	bool cpu_locks;	   /* a service runs as a worker's CPU: workers take cpu_lock */
 	unsigned long drift_before[MM_MAX_NODES * MAX_NR_ZONES];
-	int8_t threshold_before[MM_MAX_NODES * MAX_NR_ZONES]; /* for --test-break */
+	unsigned long boost_before[MM_MAX_NODES * MAX_NR_ZONES]; /* watermark_boost, same time */
+	int8_t threshold_before[MM_MAX_NODES * MAX_NR_ZONES];	 /* for --test-break */
 	struct {
 		unsigned int z;
 		uint64_t start, pages;
@@ -309,9 +310,10 @@ int stress_run_overcommit(struct stress_thread *t, struct mm_op *op, struct stre
 /* --test-break: a bug planted in what hotplug and offlining rely on, to prove a check. */
 enum stress_break {
 	BREAK_NONE,
-	BREAK_TAKEDOWN,	       /* a CPU goes offline while its worker is in an op */
-	BREAK_PCP_DISABLE,     /* a sizing write undoes zone_pcp_disable() */
-	BREAK_HOTPLUG_REFRESH, /* hotplug keeps the old vmstat thresholds */
+	BREAK_TAKEDOWN,	      /* a CPU goes offline while its worker is in an op */
+	BREAK_PCP_DISABLE,    /* a sizing write undoes zone_pcp_disable() */
+	BREAK_HOTPLUG_THRESH, /* hotplug keeps the old vmstat thresholds */
+	BREAK_HOTPLUG_MARK,   /* hotplug keeps the old drift marks */
 };
 int stress_break_parse(const char *name); /* -1 if unknown */
 const char *stress_break_names(void);
