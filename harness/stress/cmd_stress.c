@@ -108,7 +108,8 @@ static void usage(FILE *f)
 	      "  --bench            print ops/s at 1 and N threads for the pcp and zone-lock\n"
 	      "                     mixes (build the release preset); checks nothing\n"
 	      "  --test-stall S     test hook: worker 0 stops after S s (proves the watchdog)\n"
-	      "  --test-break BUG   test hook: plant BUG (takedown, pcp-disable, hotplug-refresh)\n"
+	      "  --test-break BUG   test hook: plant BUG (takedown, pcp-disable, hotplug-thresh,\n"
+	      "                     hotplug-mark)\n"
 	      "Exit status: 0 clean, 1 a violation, 2 bad usage, 3 the watchdog fired.\n",
 	      f);
 }
