@@ -79,6 +79,25 @@ static struct mm_sim *fire_buddy_nrfree(struct vfirst *r, struct where *w)
 	return sim;
 }
 
+/* A free list's head has a predecessor: the list's links are broken. */
+static struct mm_sim *fire_buddy_list(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+	uint32_t head = PFN_NIL;
+	unsigned int o = sim->max_order + 1;
+
+	while (head == PFN_NIL && o-- > 0)
+		head = z->free_area[o].head[MIGRATE_MOVABLE];
+	ck_assert_uint_ne(head, PFN_NIL);
+	pfn_to_page(sim, head)->lru.prev = head;
+	*w = (struct where){0, ZONE_NORMAL, 0, head, true, o};
+	record(sim, r);
+	mm_check_full(sim);
+	pfn_to_page(sim, head)->lru.prev = PFN_NIL;
+	return sim;
+}
+
 /* CPU 1 is offline but still holds a diff: its fold was lost. */
 static struct mm_sim *fire_vmstat_dead_fold(struct vfirst *r, struct where *w)
 {
@@ -417,6 +436,7 @@ static const struct {
 	struct mm_sim *(*fire)(struct vfirst *r, struct where *w);
 } fires[] = {
 	{"INV-BUDDY-NRFREE", fire_buddy_nrfree},
+	{"INV-BUDDY-LIST", fire_buddy_list},
 	{"INV-VMSTAT-DEAD-FOLD", fire_vmstat_dead_fold},
 	{"INV-VMSTAT-GLOBAL", fire_vmstat_global},
 	{"INV-PCP-LIST", fire_pcp_list},
