@@ -92,6 +92,26 @@ START_TEST(test_steal_boosts_then_kswapd_takes_it_back)
 }
 END_TEST
 
+/*
+ * kswapd awake on a node the frees since its wake balanced, with no boost:
+ * balance_pgdat() has no reclaim to do (no boost to reclaim, nothing below
+ * the marks), so no pass runs and no failed pass is counted.
+ */
+START_TEST(test_kswapd_balanced_unboosted_reclaims_nothing)
+{
+	uint32_t gens[NPAGES];
+	struct mm_sim *sim = fragmented(gens);
+	struct kswapd_state *k = &sim->node_data[0]->kswapd;
+
+	ck_assert_uint_eq(normal(sim)->watermark_boost, 0);
+	k->awake = true; /* woken while short; 128 free pages now, high is 48 */
+	ck_assert_int_eq(_mm_kswapd_step(sim, 0), 0);
+	ck_assert_int_eq(k->failures, 0);
+	ck_assert_uint_eq(sim_stats(sim).kswapd_reclaimed, 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* Without __GFP_KSWAPD_RECLAIM the boost still happens, but nobody asks for kswapd. */
 START_TEST(test_steal_without_kswapd_flag)
 {
@@ -370,6 +390,7 @@ static Suite *boost_suite(void)
 
 	tcase_add_test(tc, test_steal_boosts_then_kswapd_takes_it_back);
 	tcase_add_test(tc, test_steal_without_kswapd_flag);
+	tcase_add_test(tc, test_kswapd_balanced_unboosted_reclaims_nothing);
 	tcase_add_test(tc, test_boost_capped_by_factor);
 	tcase_add_test(tc, test_boost_bound_fires);
 	tcase_add_test(tc, test_boost_decay_fires);
