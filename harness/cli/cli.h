@@ -30,6 +30,12 @@ bool cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *v);
 bool cli_parse_uint(const char *s, unsigned int lo, unsigned int hi, unsigned int *v);
 bool cli_parse_seconds(const char *s, double lo, double hi, double *v);
 /*
+ * A comma-separated list of such numbers, each in [lo, hi], into v: the
+ * count; 0 when the list or an entry is empty or bad ("4,,4" included);
+ * -1 when it has more than max entries.
+ */
+int cli_parse_list(const char *s, uint64_t lo, uint64_t hi, uint64_t *v, unsigned int max);
+/*
  * Loads a program from a text trace or a binary input. A binary input
  * decodes with the machine shape of its fuzz target: target, else the
  * fuzz_<x> directory it sits in (fuzz-out/crashes/fuzz_x/...), else the

@@ -36,25 +36,20 @@ static int parse_number(const char *flag, const char *s, unsigned int min, unsig
 
 static int parse_cpu_list(const char *s, struct shape_args *a)
 {
-	char buf[256];
+	uint64_t v[MM_MAX_NODES];
+	int n = cli_parse_list(s, 0, MM_MAX_CPUS, v, MM_MAX_NODES);
 
-	if (strlen(s) >= sizeof(buf) || !*s || s[strlen(s) - 1] == ',' || strstr(s, ",,") ||
-	    *s == ',')
+	if (n < 0)
+		return cli_usage_error("shape: --cpus-per-node lists more than the model's "
+				       "%d nodes: '%s'",
+				       MM_MAX_NODES, s);
+	if (!n)
 		return cli_usage_error("shape: --cpus-per-node wants comma-separated CPU "
 				       "counts (0..%d each), got '%s'",
 				       MM_MAX_CPUS, s);
-	strcpy(buf, s);
-	for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (a->nr_cpus_per_node == MM_MAX_NODES)
-			return cli_usage_error("shape: --cpus-per-node lists more than the model's "
-					       "%d nodes: '%s'",
-					       MM_MAX_NODES, s);
-		if (!cli_parse_uint(t, 0, MM_MAX_CPUS, &a->cpus_per_node[a->nr_cpus_per_node]))
-			return cli_usage_error("shape: --cpus-per-node wants comma-separated CPU "
-					       "counts (0..%d each), got '%s'",
-					       MM_MAX_CPUS, s);
-		a->nr_cpus_per_node++;
-	}
+	for (int i = 0; i < n; i++)
+		a->cpus_per_node[i] = (unsigned int)v[i];
+	a->nr_cpus_per_node = (unsigned int)n;
 	return 0;
 }
 

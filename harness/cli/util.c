@@ -125,6 +125,29 @@ bool cli_parse_uint(const char *s, unsigned int lo, unsigned int hi, unsigned in
 	return true;
 }
 
+int cli_parse_list(const char *s, uint64_t lo, uint64_t hi, uint64_t *v, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (const char *p = s;; p++) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char num[32];
+
+		if (!len || len >= sizeof(num))
+			return 0;
+		if (n == max)
+			return -1;
+		memcpy(num, p, len);
+		num[len] = '\0';
+		if (!cli_parse_u64(num, lo, hi, &v[n++]))
+			return 0;
+		if (!comma)
+			return (int)n;
+		p = comma;
+	}
+}
+
 bool cli_parse_seconds(const char *s, double lo, double hi, double *v)
 {
 	size_t digits = strspn(s, "0123456789");

@@ -127,27 +127,21 @@ struct flags {
 
 static int parse_cpus(const char *s, struct flags *f)
 {
-	unsigned int n = 0;
-	char buf[256];
+	uint64_t v[MM_MAX_NODES];
+	int n = cli_parse_list(s, 0, MM_MAX_CPUS, v, MM_MAX_NODES);
 
-	if (strlen(s) >= sizeof(buf))
-		return cli_usage_error("stress: --cpus-per-node: too long");
-	strcpy(buf, s);
-	for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (n == MM_MAX_NODES)
-			return cli_usage_error("stress: --cpus-per-node: at most %d nodes",
-					       MM_MAX_NODES);
-		if (!cli_parse_uint(tok, 0, MM_MAX_CPUS, &f->o.cpus_per_node[n++]))
-			return cli_usage_error("stress: --cpus-per-node: '%s' is not a CPU count "
-					       "(0..%d)",
-					       tok, MM_MAX_CPUS);
-	}
+	if (n < 0)
+		return cli_usage_error("stress: --cpus-per-node: at most %d nodes", MM_MAX_NODES);
 	if (!n)
-		return cli_usage_error("stress: --cpus-per-node takes counts like 4,4");
-	if (f->nodes_set && n != f->o.nodes)
-		return cli_usage_error("stress: --cpus-per-node names %u nodes, --nodes %u", n,
+		return cli_usage_error("stress: --cpus-per-node takes CPU counts (0..%d) like 4,4, "
+				       "not '%s'",
+				       MM_MAX_CPUS, s);
+	for (int i = 0; i < n; i++)
+		f->o.cpus_per_node[i] = (unsigned int)v[i];
+	if (f->nodes_set && (unsigned int)n != f->o.nodes)
+		return cli_usage_error("stress: --cpus-per-node names %d nodes, --nodes %u", n,
 				       f->o.nodes);
-	f->o.nodes = n;
+	f->o.nodes = (unsigned int)n;
 	f->cpus_set = true;
 	return 0;
 }

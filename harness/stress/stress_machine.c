@@ -24,26 +24,18 @@
 
 static int parse_pages(const char *s, struct stress_opts *o)
 {
-	char buf[1024];
-	unsigned int n = 0;
+	int n = cli_parse_list(s, 0, UINT64_C(1) << 24, o->node_pages, MM_MAX_NODES);
 
-	if (strlen(s) >= sizeof(buf))
-		return cli_usage_error("stress: --pages-per-node: too long");
-	strcpy(buf, s);
-	for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (n == MM_MAX_NODES)
-			return cli_usage_error("stress: --pages-per-node: at most %d nodes",
-					       MM_MAX_NODES);
-		if (!cli_parse_u64(tok, 0, UINT64_C(1) << 24, &o->node_pages[n]) ||
-		    (o->node_pages[n] && o->node_pages[n] < 1024))
-			return cli_usage_error("stress: --pages-per-node: '%s' is not 0 (no "
-					       "memory) or 1024..%llu pages",
-					       tok, 1ULL << 24);
-		n++;
-	}
+	if (n < 0)
+		return cli_usage_error("stress: --pages-per-node: at most %d nodes", MM_MAX_NODES);
+	for (int i = 0; i < n; i++)
+		if (o->node_pages[i] && o->node_pages[i] < 1024)
+			n = 0;
 	if (!n)
-		return cli_usage_error("stress: --pages-per-node takes pages like 8192,0");
-	o->nr_node_pages = n;
+		return cli_usage_error("stress: --pages-per-node takes pages per node, each 0 (no "
+				       "memory) or 1024..%llu, like 8192,0; not '%s'",
+				       1ULL << 24, s);
+	o->nr_node_pages = (unsigned int)n;
 	return 0;
 }
 
