@@ -657,6 +657,47 @@ START_TEST(test_flush_fixed_high)
 END_TEST
 
 /*
+ * free_pcppages_bulk() empties one list before it moves to the next: it
+ * leaves a list only when the count is met or the list is empty. Fraction
+ * 256 (high 128, batch 15) on a fresh CPU 0: 5 order-1 frees (10 pages,
+ * free_count 10, under batch so no free_high), then 118 order-0 frees
+ * (the first clears PCPF_PREV_FREE_HIGH_ORDER): count 128, free_count 128,
+ * flush clamp(128, 15, 113) = 113 from the order-0 list, which holds 118.
+ * All 113 come from it: count 15 = 5 order-0 pages + the 5 order-1
+ * blocks. A walk that left the list one page early would take an order-1
+ * block instead of the last page: 114 freed, count 14.
+ */
+START_TEST(test_flush_bulk_stays_on_list)
+{
+	struct mm_sim *sim = sim_r_fraction(256);
+	struct blk *b1 = alloc_many(sim, 1, 1, 5), *b0 = alloc_many(sim, 1, 0, 118);
+	struct mm_stats st0 = sim_stats(sim), st;
+
+	for (int i = 0; i < 5; i++)
+		free_on(sim, 0, &b1[i]);
+	assert_pcp(sim, 0, ZONE_NORMAL, 0, 10, 128);
+	for (int i = 0; i < 117; i++)
+		free_on(sim, 0, &b0[i]);
+	assert_pcp(sim, 0, ZONE_NORMAL, 0, 127, 128);
+	ck_assert_uint_eq(sim_stats(sim).pcp_pages_flushed, st0.pcp_pages_flushed);
+	free_on(sim, 0, &b0[117]);
+	st = sim_stats(sim);
+	ck_assert_uint_eq(st.pcp_bulk_frees - st0.pcp_bulk_frees, 1);
+	ck_assert_uint_eq(st.pcp_pages_flushed - st0.pcp_pages_flushed, 113);
+	assert_pcp(sim, 0, ZONE_NORMAL, 0, 15, 128);
+	/* a drain returns the 15 left: 128 flushed in all */
+	mm_set_current_cpu(0);
+	mm_drain_local_pages(sim);
+	st = sim_stats(sim);
+	ck_assert_uint_eq(st.pcp_pages_flushed - st0.pcp_pages_flushed, 128);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	free(b1);
+	free(b0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * Consecutive order-1 frees on a fresh CPU 0 (free_count grows by 2):
  * free_high needs free_count >= batch 15 before the free and the previous
  * free high-order (no PCPF_FREE_HIGH_BATCH in the model).
@@ -1305,6 +1346,7 @@ static Suite *pcp_suite(void)
 	tcase_add_test(tc, test_refill_batch_one);
 	tcase_add_test(tc, test_flush_auto_high);
 	tcase_add_test(tc, test_flush_fixed_high);
+	tcase_add_test(tc, test_flush_bulk_stays_on_list);
 	tcase_add_test(tc, test_flush_free_high);
 	tcase_add_test(tc, test_free_other_cpu);
 	suite_add_tcase(s, tc);
