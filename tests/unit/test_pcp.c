@@ -1014,6 +1014,38 @@ START_TEST(test_deferred_complete_matches_full)
 END_TEST
 
 /*
+ * defer_init()'s boot part is whole pageblocks (512 pages on machine D):
+ * deferred_init_pages rounds up to the next pageblock boundary, and a
+ * boundary stays where it is. Boot managed of Normal, and the deferred rest
+ * mm_deferred_init_complete() then brings up.
+ */
+START_TEST(test_deferred_keep_rounding)
+{
+	static const struct {
+		uint64_t keep, managed;
+	} t[] = {{1, 512}, {511, 512}, {512, 512}, {513, 1024}, {1023, 1024}, {1024, 1024}};
+	struct mm_config cfg;
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct mm_sim *sim;
+
+		cfg_deferred(&cfg, t[i].keep);
+		sim = sim_new(&cfg);
+		ck_assert(mm_deferred_init_pending(sim));
+		ck_assert_msg(zinfo(sim, 0, ZONE_NORMAL).managed == t[i].managed,
+			      "deferred_init_pages %llu: Normal boots with %llu managed, want %llu",
+			      (unsigned long long)t[i].keep,
+			      (unsigned long long)zinfo(sim, 0, ZONE_NORMAL).managed,
+			      (unsigned long long)t[i].managed);
+		ck_assert_uint_eq(zinfo(sim, 0, ZONE_DMA32).managed, 4096);
+		ck_assert_uint_eq(mm_deferred_init_complete(sim), 262144 - t[i].managed);
+		ck_assert_uint_eq(mm_check_full(sim), 0);
+		mm_sim_destroy(sim);
+	}
+}
+END_TEST
+
+/*
  * The issue's bench shape: 2 nodes x 64 CPUs. Node 0: DMA32 65536 pages at
  * 0, Normal 196608 at 65536; node 1: Normal 262144 at 262144. 2048 pages
  * per node at boot: each Normal zone's batch is (2048 >> 10) / 4 = 0 -> 1
@@ -1360,6 +1392,7 @@ static Suite *pcp_suite(void)
 
 	tc = tcase_create("deferred");
 	tcase_add_test(tc, test_deferred_complete_matches_full);
+	tcase_add_test(tc, test_deferred_keep_rounding);
 	tcase_add_test(tc, test_deferred_two_nodes);
 	tcase_add_test(tc, test_deferred_step);
 	tcase_add_test(tc, test_variant_no_recalc);
