@@ -348,6 +348,40 @@ START_TEST(test_group_check_reports)
 }
 END_TEST
 
+/*
+ * percpu_counter_set() zeroes every local, so until the next add a CPU's
+ * local may hold nothing: the drift bound (the maxb shadow) starts again
+ * at 0. A local of 5 after the set, balanced by the count so the sum is
+ * still exact, is drift no add made: INV-PCPU-DRIFT on that CPU, though
+ * an add with batch 1000 before the set allowed 999.
+ */
+START_TEST(test_set_resets_drift_bound)
+{
+	struct mm_sim *sim = counters_sim(8, NULL);
+	struct percpu_counter *c = &sim->pcc->ctr[13];
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	mm_set_current_cpu(6);
+	mm_pcpu_add(sim, 13, 500, 1000);
+	ck_assert_int_eq(mm_pcpu_local(sim, 13, 6), 500);
+	sim->pcc->touched = true; /* as the executor marks a counter op */
+	ck_assert_uint_eq(_mm_counters_check_full(sim), 0);
+	mm_pcpu_set(sim, 13, 0);
+	ck_assert_int_eq(mm_pcpu_local(sim, 13, 6), 0);
+	ck_assert_uint_eq(_mm_counters_check_full(sim), 0);
+	ck_assert_uint_eq(vr.n, 0);
+
+	c->counters[6 * c->stride] = 5;
+	c->count -= 5;
+	ck_assert_int_eq(mm_pcpu_sum(sim, 13), 0);
+	ck_assert_uint_eq(_mm_counters_check_full(sim), 1);
+	ck_assert_str_eq(vr.id[0], "INV-PCPU-DRIFT");
+	ck_assert_msg(strstr(vr.first, "c13") && strstr(vr.first, "cpu=6"), "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------
  * fork, init_many, check_mm
  * ---------------------------------------------------------------------- */
@@ -536,6 +570,7 @@ static Suite *counters_suite(void)
 	tcase_add_test(tc, test_counter_out_of_range);
 	tcase_add_test(tc, test_sum_exact_catches_lost_fold);
 	tcase_add_test(tc, test_group_check_reports);
+	tcase_add_test(tc, test_set_resets_drift_bound);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("mm");
 	tcase_add_test(tc, test_init_many_all_or_nothing);
