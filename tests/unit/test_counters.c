@@ -382,6 +382,45 @@ START_TEST(test_set_resets_drift_bound)
 }
 END_TEST
 
+/*
+ * __percpu_counter_compare() promises the exact answer only when batch *
+ * num_online_cpus() covers what the locals may hold. -500 added with batch
+ * 1000 on one CPU (read 0), compared with rhs -10 and batch 1: |0 + 10| >
+ * 1 * 2, so the read answers 1 where the exact sign is -1. The adds allow
+ * 999 of drift, more than 2: no promise, no INV-PCPU-COMPARE, on whichever
+ * CPU the drift sits. A count moved behind the checker's back (read 100,
+ * exact 0, no drift allowed) breaks the promise: compare(50) says 1, the
+ * exact sign is -1, and INV-PCPU-COMPARE reports it.
+ */
+START_TEST(test_compare_promise)
+{
+	for (int cpu = 0; cpu < 2; cpu++) {
+		struct mm_sim *sim = counters_sim(2, NULL);
+		struct vrec vr;
+
+		sim->serial = true; /* the check judges serial runs */
+		sim_record(sim, &vr);
+		mm_set_current_cpu(cpu);
+		mm_pcpu_add(sim, 9, -500, 1000);
+		ck_assert_int_eq(mm_pcpu_read(sim, 9), 0);
+		ck_assert_int_eq(mm_pcpu_compare(sim, 9, -10, 1), 1);
+		ck_assert_msg(vr.n == 0, "drift on cpu %d: %s", cpu, vr.first);
+		mm_sim_destroy(sim);
+	}
+
+	struct mm_sim *sim = counters_sim(2, NULL);
+	struct vrec vr;
+
+	sim->serial = true;
+	sim_record(sim, &vr);
+	mm_set_current_cpu(0);
+	sim->pcc->ctr[9].count = 100;
+	ck_assert_int_eq(mm_pcpu_compare(sim, 9, 50, 1), 1);
+	ck_assert(vrec_has(&vr, "INV-PCPU-COMPARE"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------
  * fork, init_many, check_mm
  * ---------------------------------------------------------------------- */
@@ -571,6 +610,7 @@ static Suite *counters_suite(void)
 	tcase_add_test(tc, test_sum_exact_catches_lost_fold);
 	tcase_add_test(tc, test_group_check_reports);
 	tcase_add_test(tc, test_set_resets_drift_bound);
+	tcase_add_test(tc, test_compare_promise);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("mm");
 	tcase_add_test(tc, test_init_many_all_or_nothing);
