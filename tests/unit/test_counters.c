@@ -528,6 +528,64 @@ START_TEST(test_check_mm_sum_vs_read)
 END_TEST
 
 /*
+ * The mm ops' contract (mmcore.h): 0 when the op ran, 1 when it was
+ * skipped. A slot, parent, rss type or injected failure out of range, a
+ * slot that is not live, and a thread that is no CPU of the machine are
+ * skips that change nothing: slot 0 keeps its 8 anon pages and its charge.
+ */
+START_TEST(test_mm_ops_skip)
+{
+	struct mm_sim *sim = counters_sim(2, NULL);
+
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
+	ck_assert_int_eq(mm_mmap(sim, 0, 8, MM_ANONPAGES, 0), 0);
+	ck_assert_int_eq(mm_vm_committed_sum(sim), 8);
+
+	ck_assert_int_eq(mm_fork(sim, -1, -1, 0), 1);
+	ck_assert_int_eq(mm_fork(sim, MM_MAX_MMS, -1, 0), 1);
+	ck_assert_int_eq(mm_fork(sim, 1, -2, 0), 1);
+	ck_assert_int_eq(mm_fork(sim, 1, MM_MAX_MMS, 0), 1);
+	ck_assert_int_eq(mm_fork(sim, 1, 0, MM_FORK_FAIL_MAX + 1), 1);
+	ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 1); /* the child slot is live */
+	for (int type = -1; type <= NR_MM_COUNTERS; type += NR_MM_COUNTERS + 1) {
+		ck_assert_int_eq(mm_mmap(sim, 0, 1, type, 0), 1);
+		ck_assert_int_eq(mm_munmap(sim, 0, 1, type), 1);
+		ck_assert_int_eq(mm_get_mm_counter(sim, 0, type), 0);
+		ck_assert_int_eq(mm_rss_sum(sim, 0, type), 0);
+		ck_assert_int_eq(mm_rss_local(sim, 0, type, 0), 0);
+	}
+	for (int idx = -1; idx <= MM_MAX_MMS; idx += MM_MAX_MMS + 1) {
+		ck_assert_int_eq(mm_mmap(sim, idx, 1, MM_ANONPAGES, 0), 1);
+		ck_assert_int_eq(mm_munmap(sim, idx, 1, MM_ANONPAGES), 1);
+		ck_assert_int_eq(mm_exit(sim, idx), 1);
+		ck_assert_int_eq(mm_rss_sum(sim, idx, MM_ANONPAGES), 0);
+	}
+	ck_assert_int_eq(mm_mmap(sim, 1, 1, MM_ANONPAGES, 0), 1); /* not live */
+	ck_assert_int_eq(mm_munmap(sim, 1, 1, MM_ANONPAGES), 1);
+	ck_assert_int_eq(mm_exit(sim, 1), 1);
+	ck_assert_int_eq(mm_rss_local(sim, 0, MM_ANONPAGES, 2), 0); /* no CPU 2 */
+
+	/* a thread that is no CPU of the machine runs no mm op */
+	mm_set_current_cpu(2);
+	ck_assert_int_eq(mm_fork(sim, 1, 0, 0), 1);
+	ck_assert_int_eq(mm_mmap(sim, 0, 1, MM_ANONPAGES, 0), 1);
+	ck_assert_int_eq(mm_munmap(sim, 0, 1, MM_ANONPAGES), 1);
+	ck_assert_int_eq(mm_exit(sim, 0), 1);
+	mm_set_current_cpu(0);
+
+	ck_assert(!mm_mm_live(sim, 1));
+	ck_assert(mm_mm_live(sim, 0));
+	ck_assert_int_eq(mm_rss_sum(sim, 0, MM_ANONPAGES), 8);
+	ck_assert_int_eq(mm_vm_committed_sum(sim), 8);
+	ck_assert_int_eq(mm_exit(sim, 0), 0);
+	ck_assert_int_eq(mm_vm_committed_sum(sim), 0);
+	ck_assert_uint_eq(mm_sim_violations(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * NEVER on 1024 pages: limit 512, admin reserve 32, user reserve
  * min(total_vm / 32, 32). 400 pages: read 400 < 480, admitted; 100 more:
  * 500 >= 512 - 32 - 400 / 32 = 468, refused and unaccounted.
@@ -616,6 +674,7 @@ static Suite *counters_suite(void)
 	tcase_add_test(tc, test_init_many_all_or_nothing);
 	tcase_add_test(tc, test_fork_cost_one_by_one);
 	tcase_add_test(tc, test_check_mm_sum_vs_read);
+	tcase_add_test(tc, test_mm_ops_skip);
 	tcase_add_test(tc, test_overcommit_never);
 	tcase_add_test(tc, test_policy_switch_no_sync);
 	suite_add_tcase(s, tc);
