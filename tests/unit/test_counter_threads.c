@@ -15,6 +15,7 @@
 
 #include <sched.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #define NR_CPUS	   4
 #define NR_OPS	   20000 /* per worker at least */
@@ -193,6 +194,77 @@ START_TEST(test_counters_under_threads)
 }
 END_TEST
 
+/*
+ * fork holds two mms' locks, the lower slot's first (mm_struct.c), so
+ * that forks in opposite directions cannot deadlock. The test holds the
+ * lower slot's lock itself while a CPU forks: the forking thread must wait
+ * for it holding nothing, and the higher slot's lock stays free all the
+ * while. A fork that took the child's lock first would hold it and wait
+ * (one from slot 0 into slot 1 does: lock 1, then 0), and the probe finds
+ * it held.
+ */
+struct forker {
+	struct mm_sim *sim;
+	int child, parent;
+	atomic_bool started;
+};
+
+static void *forker_fn(void *arg)
+{
+	struct forker *f = arg;
+
+	mm_set_current_cpu(1);
+	atomic_store(&f->started, true);
+	mm_fork(f->sim, f->child, f->parent, 0);
+	return NULL;
+}
+
+START_TEST(test_fork_lock_order)
+{
+	static const int pairs[][2] = {{1, 0}, {0, 1}, {3, 2}, {2, 3}, {5, 0}};
+	struct mm_sim *sim = counter_sim();
+
+	mm_set_current_cpu(0);
+	for (int m = 0; m < 4; m++)
+		ck_assert_int_eq(mm_fork(sim, m, -1, 0), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(pairs); i++) {
+		struct forker f = {.sim = sim, .child = pairs[i][0], .parent = pairs[i][1]};
+		int lo = f.child < f.parent ? f.child : f.parent;
+		int hi = f.child < f.parent ? f.parent : f.child;
+		mm_mutex_t *lock_hi = &sim->pcc->mm_lock[hi];
+		pthread_t t;
+		int held = 0;
+
+		spin_lock(&sim->pcc->mm_lock[lo]);
+		ck_assert_int_eq(pthread_create(&t, NULL, forker_fn, &f), 0);
+		while (!atomic_load(&f.started))
+			sched_yield();
+		/* 300 ms for the fork to reach its first lock and show which it took */
+		for (int k = 0; k < 300 && !held; k++) {
+			struct timespec ms = {0, 1000 * 1000};
+			if (pthread_mutex_trylock(&lock_hi->m))
+				held = 1;
+			else
+				pthread_mutex_unlock(&lock_hi->m);
+			nanosleep(&ms, NULL);
+		}
+		spin_unlock(&sim->pcc->mm_lock[lo]);
+		ck_assert_int_eq(pthread_join(t, NULL), 0);
+		ck_assert_msg(!held,
+			      "fork of slot %d from %d held slot %d's lock while it waited for "
+			      "slot %d's",
+			      f.child, f.parent, hi, lo);
+		if (f.child == 5)
+			ck_assert_int_eq(mm_exit(sim, 5), 0);
+	}
+	for (int m = 0; m < 4; m++)
+		ck_assert_int_eq(mm_exit(sim, m), 0);
+	ck_assert_int_eq(mm_vm_committed_sum(sim), 0);
+	ck_assert_uint_eq(mm_sim_violations(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *counter_threads_suite(void)
 {
 	Suite *s = suite_create("counter_threads");
@@ -200,6 +272,7 @@ static Suite *counter_threads_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_counters_under_threads);
+	tcase_add_test(tc, test_fork_lock_order);
 	suite_add_tcase(s, tc);
 	return s;
 }
