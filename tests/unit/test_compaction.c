@@ -732,6 +732,28 @@ START_TEST(test_compaction_ops_need_serial)
 END_TEST
 
 /*
+ * The reset_skip op as the executor runs it: it ran (0, not a skip) and did
+ * what mm_reset_isolation_suitable() does after a flush was asked for: the
+ * flush is consumed and the LRU block's skip bit cleared.
+ */
+START_TEST(test_reset_skip_op)
+{
+	struct mm_sim *sim = compaction_sim(0, 64, NULL);
+	struct mm_op op = {.kind = MM_OP_RESET_SKIP, .cpu = 0, .compact = {.node = 0}};
+	struct zone *z = normal(sim);
+
+	fill(sim, 0, 64, 0, 0);
+	set_pageblock_skip(sim, 0);
+	z->compact_blockskip_flush = true;
+	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 0);
+	ck_assert(!z->compact_blockskip_flush);
+	ck_assert(!get_pageblock_skip(sim, 0));
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * The free scanners' per-isolation rule (INV-COMPACT-FREE-TARGET): a block
  * taken is a free page of its order, taken while targets are short. pfn 5
  * is allocated; pfn 9 is free but the one target wanted is already held.
@@ -797,6 +819,7 @@ static Suite *compaction_suite(void)
 	tcase_add_test(tc, test_handle_of_block_bounds);
 	tcase_add_test(tc, test_compact_stats_reset);
 	tcase_add_test(tc, test_compaction_ops_need_serial);
+	tcase_add_test(tc, test_reset_skip_op);
 	tcase_add_test(tc, test_free_take_oracle);
 	suite_add_tcase(s, tc);
 
