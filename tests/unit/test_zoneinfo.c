@@ -706,6 +706,30 @@ START_TEST(test_parse_garbage)
 		     "line 1: malformed");
 	expect_error("Node 0, zone DMA\nNode 0, zone DMA\n", MM_ZONEINFO_EBADTEXT,
 		     "line 2: node 0 zone DMA appears twice (first at line 1)");
+	expect_error("Node\n", MM_ZONEINFO_EBADTEXT, "line 1: malformed zone header");
+	expect_error("Node 0, zones DMA\n", MM_ZONEINFO_EBADTEXT, "line 1: malformed zone header");
+	/* the last line needs no newline: its error still names it */
+	expect_error("Node 0, zone DMA32\n spanned 8\n spanned 9", MM_ZONEINFO_EBADTEXT,
+		     "line 3: a second 'spanned' line in the zone of line 1");
+}
+END_TEST
+
+/*
+ * The zones a zoneinfo text's kernel had: the entries of its first
+ * protection array (one per zone type, ZONE_DEVICE among them when
+ * configured), at most the model's MAX_NR_ZONES; all of them when no
+ * protection line says.
+ */
+START_TEST(test_nr_zones_from_protection)
+{
+	ck_assert_uint_eq(mm_zoneinfo_nr_zones("Node 0, zone DMA\n  protection: (0, 2, 3, 3)\n"),
+			  4);
+	ck_assert_uint_eq(mm_zoneinfo_nr_zones("  protection: (0, 1, 2, 3, 4, 5, 6)"),
+			  MAX_NR_ZONES);
+	ck_assert_uint_eq(mm_zoneinfo_nr_zones("Node 0, zone DMA\n  spanned 8\n  protection: (0)"),
+			  1);
+	ck_assert_uint_eq(mm_zoneinfo_nr_zones("Node 0, zone DMA\n  spanned 8"), MAX_NR_ZONES);
+	ck_assert_uint_eq(mm_zoneinfo_nr_zones(""), MAX_NR_ZONES);
 }
 END_TEST
 
@@ -840,6 +864,7 @@ static Suite *zoneinfo_suite(void)
 	tc = tcase_create("reader");
 	tcase_add_test(tc, test_parse_sample_shape);
 	tcase_add_test(tc, test_parse_garbage);
+	tcase_add_test(tc, test_nr_zones_from_protection);
 	tcase_add_test(tc, test_parse_bad_numbers);
 	tcase_add_test(tc, test_parse_bad_zones);
 	tcase_add_test(tc, test_parse_cpus);
