@@ -284,6 +284,33 @@ static const struct {
 	{HDR "cpu0 kcompactd node=0 order=4 extra=1\n",
 	 "line 3:", "unknown kcompactd argument 'extra=1'"},
 	{HDR "cpu0 reset_skip node=1\n", "line 3:", "expected 'cpuN reset_skip node=N'"},
+	{"config cpus=2,x\n", "line 1:", "bad cpus list '2,x'"},
+	{"config deferred_init_pages=lots\n",
+	 "line 1:", "bad number in 'deferred_init_pages=lots'"},
+	{"config colour=blue\n", "line 1:", "unknown config field 'colour=blue'"},
+	{"config nodes=4294967296\n", "line 1:", "bad number in 'nodes=4294967296'"},
+	{HDR "cpu0 alloc a0 order=0 gfp=0\n"
+	     "zone 0 DMA32 start=2048 spanned=1024 present=1024 managed=1024\n",
+	 "line 4:", "zone lines must come before the ops"},
+	{"config nodes=1 cpus=1\nzone 0 Normal start=0\n",
+	 "line 2:", "expected 'zone NODE NAME start= spanned= present= managed='"},
+	{"config nodes=1 cpus=1\nzone 1 Normal start=0 spanned=1 present=1 managed=1\n",
+	 "line 2:", "expected 'zone NODE NAME"},
+	{"config nodes=1 cpus=1\nzone 0 Highmem start=0 spanned=1 present=1 managed=1\n",
+	 "line 2:", "unknown zone 'Highmem'"},
+	{"config nodes=1 cpus=1\nzone 0 Normal start=0 spanned=x present=1 managed=1\n",
+	 "line 2:", "expected spanned=NUMBER, got 'spanned=x'"},
+	{HDR "cpu0 a b c d e f g h i j k l m n o p\n", "line 3:", "too many words"},
+	{HDR "cpuX alloc a0 order=0 gfp=0\n", "line 3:", "expected cpuN, got 'cpuX'"},
+	{HDR "cpu0\n", "line 3:", "expected 'cpuN OP ...'"},
+	{HDR "cpu0 check\n", "line 3:", "check takes no cpuN"},
+	{HDR "alloc a0 order=0 gfp=0\n", "line 3:", "expected cpuN, got 'alloc'"},
+	{HDR "cpu0 alloc a0 order=0 order=1 gfp=0\n", "line 3:", "order given twice"},
+	{HDR "cpu0 vmstat_read node=0 zone=Highmem how=estimate\n",
+	 "line 3:", "unknown zone 'Highmem'"},
+	{"config nodes=1 cpus=2 watermark_scale_factor=0\n"
+	 "zone 0 Normal start=0 spanned=1024 present=1024 managed=1024\n",
+	 "config:", "watermark_scale_factor must be 1..3000, not 0"},
 };
 
 START_TEST(test_parse_errors_name_line)
