@@ -415,6 +415,36 @@ START_TEST(test_binary_round_trip_edge_headers)
 }
 END_TEST
 
+/*
+ * A program with no binary form: more nodes than the header holds, a
+ * machine the header would decode to another (1000 CPUs on a node, past
+ * its 256), or an op of no kind. mm_encode() says -2 and the trace stays
+ * text; the same program without the fault encodes.
+ */
+START_TEST(test_encode_no_binary_form)
+{
+	struct mm_op bad = {.kind = MM_NR_OP_KINDS};
+	struct mm_config cfg;
+	struct mm_prog p;
+	char err[200] = "";
+
+	mm_prog_init(&p);
+	ck_assert_msg(mm_parse_prog(HDR "check\n", &p, err, sizeof(err)) == 0, "%s", err);
+	cfg = p.cfg;
+	ck_assert_int_gt(mm_encode(&p, NULL, 0), 0);
+	p.cfg.nr_nodes = 9;
+	ck_assert_int_eq(mm_encode(&p, NULL, 0), -2);
+	p.cfg = cfg;
+	p.cfg.cpus_per_node[0] = 1000;
+	ck_assert_int_eq(mm_encode(&p, NULL, 0), -2);
+	p.cfg = cfg;
+	ck_assert_int_gt(mm_encode(&p, NULL, 0), 0);
+	ck_assert_int_eq(mm_prog_push(&p, &bad), 0);
+	ck_assert_int_eq(mm_encode(&p, NULL, 0), -2);
+	mm_prog_free(&p);
+}
+END_TEST
+
 /* decode -> print -> parse gives the same program; -> encode -> decode too. */
 START_TEST(test_binary_text_round_trip)
 {
@@ -714,6 +744,7 @@ static Suite *ops_suite(void)
 	tcase_add_test(tc, test_binary_round_trip);
 	tcase_add_loop_test(tc, test_binary_round_trip_edge_headers, 0, (int)ARRAY_SIZE(edge));
 	tcase_add_test(tc, test_binary_text_round_trip);
+	tcase_add_test(tc, test_encode_no_binary_form);
 	tcase_add_test(tc, test_compaction_ops_binary_round_trip);
 	tcase_add_test(tc, test_stat_refresh_slot);
 	suite_add_tcase(s, tc);
