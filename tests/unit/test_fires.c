@@ -79,17 +79,26 @@ static struct mm_sim *fire_buddy_nrfree(struct vfirst *r, struct where *w)
 	return sim;
 }
 
+/* The head of the highest-order MOVABLE free list that has one; its order in *o. */
+static uint32_t movable_head(struct mm_sim *sim, unsigned int *o)
+{
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+	uint32_t head = PFN_NIL;
+
+	*o = sim->max_order + 1;
+	while (head == PFN_NIL && (*o)-- > 0)
+		head = z->free_area[*o].head[MIGRATE_MOVABLE];
+	ck_assert_uint_ne(head, PFN_NIL);
+	return head;
+}
+
 /* A free list's head has a predecessor: the list's links are broken. */
 static struct mm_sim *fire_buddy_list(struct vfirst *r, struct where *w)
 {
 	struct mm_sim *sim = small(1);
-	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
-	uint32_t head = PFN_NIL;
-	unsigned int o = sim->max_order + 1;
+	unsigned int o;
+	uint32_t head = movable_head(sim, &o);
 
-	while (head == PFN_NIL && o-- > 0)
-		head = z->free_area[o].head[MIGRATE_MOVABLE];
-	ck_assert_uint_ne(head, PFN_NIL);
 	pfn_to_page(sim, head)->lru.prev = head;
 	*w = (struct where){0, ZONE_NORMAL, 0, head, true, o};
 	record(sim, r);
@@ -431,6 +440,274 @@ static struct mm_sim *fire_pcp_high_range(struct vfirst *r, struct where *w)
 	return sim;
 }
 
+/*
+ * The buddy and pcp checks' other report forms. small(1) boots with every
+ * page free: eight order-3 blocks on the MOVABLE list, each two pageblocks.
+ */
+
+/* nr_free_highatomic counts 4 pages no HIGHATOMIC list holds. */
+static struct mm_sim *fire_highatomic_nrfree(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+
+	zone_of(sim, 0, ZONE_NORMAL)->nr_free_highatomic += 4;
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 0};
+	record(sim, r);
+	mm_check_full(sim);
+	zone_of(sim, 0, ZONE_NORMAL)->nr_free_highatomic -= 4;
+	return sim;
+}
+
+/* A block on the MOVABLE list whose pageblocks are both UNMOVABLE. */
+static struct mm_sim *fire_buddy_mt_list(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	unsigned int o;
+	uint32_t head = movable_head(sim, &o);
+
+	ck_assert_uint_eq(o, 3);
+	set_pageblock_migratetype(sim, head, MIGRATE_UNMOVABLE);
+	set_pageblock_migratetype(sim, head + 4, MIGRATE_UNMOVABLE);
+	*w = (struct where){0, ZONE_NORMAL, 0, head, true, MIGRATE_MOVABLE};
+	record(sim, r);
+	mm_check_full(sim);
+	set_pageblock_migratetype(sim, head, MIGRATE_MOVABLE);
+	set_pageblock_migratetype(sim, head + 4, MIGRATE_MOVABLE);
+	return sim;
+}
+
+/* One free order-3 block over two pageblocks of different types. */
+static struct mm_sim *fire_buddy_mt_split(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	unsigned int o;
+	uint32_t head = movable_head(sim, &o);
+
+	set_pageblock_migratetype(sim, head + 4, MIGRATE_UNMOVABLE);
+	*w = (struct where){0, ZONE_NORMAL, 0, head + 4, true, MIGRATE_MOVABLE};
+	record(sim, r);
+	mm_check_full(sim);
+	set_pageblock_migratetype(sim, head + 4, MIGRATE_MOVABLE);
+	return sim;
+}
+
+/* free_area[3].nr_free one short: the walk meets a block past the count. */
+static struct mm_sim *fire_buddy_list_long(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct free_area *area = &zone_of(sim, 0, ZONE_NORMAL)->free_area[3];
+	unsigned int o;
+	uint32_t p = movable_head(sim, &o);
+
+	ck_assert_uint_eq(area->nr_free, 8);
+	area->nr_free--;
+	for (unsigned long k = 0; k < area->nr_free; k++)
+		p = pfn_to_page(sim, p)->lru.next;
+	*w = (struct where){0, ZONE_NORMAL, 0, p, true, 7};
+	record(sim, r);
+	mm_check_full(sim);
+	area->nr_free++;
+	return sim;
+}
+
+/* The MOVABLE list's tail pointer names its head, not its last block. */
+static struct mm_sim *fire_buddy_list_tail(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct free_area *area = &zone_of(sim, 0, ZONE_NORMAL)->free_area[3];
+	uint32_t last = area->tail[MIGRATE_MOVABLE];
+	unsigned int o;
+
+	area->tail[MIGRATE_MOVABLE] = movable_head(sim, &o);
+	ck_assert_uint_ne(area->tail[MIGRATE_MOVABLE], last);
+	*w = (struct where){0, ZONE_NORMAL, 0, last, true, last};
+	record(sim, r);
+	mm_check_full(sim);
+	area->tail[MIGRATE_MOVABLE] = last;
+	return sim;
+}
+
+/* free_area[3].nr_free one over what its lists hold (8 blocks). */
+static struct mm_sim *fire_buddy_nrfree_order(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct free_area *area = &zone_of(sim, 0, ZONE_NORMAL)->free_area[3];
+
+	area->nr_free++;
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 8};
+	record(sim, r);
+	mm_check_full(sim);
+	area->nr_free--;
+	return sim;
+}
+
+/* The descriptor of the block at pfn 8 names another zone. */
+static struct mm_sim *fire_page_zone(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+
+	pfn_to_page(sim, 8)->zone_id = (uint8_t)(z->zone_id + 1);
+	*w = (struct where){0, ZONE_NORMAL, 0, 8, true, z->zone_id};
+	record(sim, r);
+	mm_check_full(sim);
+	pfn_to_page(sim, 8)->zone_id = (uint8_t)z->zone_id;
+	return sim;
+}
+
+/* A page state that, at pfn 8 or at pfn 9 inside the free block at 8, must not be. */
+static struct mm_sim *page_state_at(struct vfirst *r, struct where *w, uint64_t pfn, int expected)
+{
+	struct mm_sim *sim = small(1);
+	int was = pfn_to_page(sim, pfn)->state;
+
+	pfn_to_page(sim, pfn)->state = PG_ALLOC_TAIL;
+	*w = (struct where){0, ZONE_NORMAL, 0, (long long)pfn, true, expected};
+	record(sim, r);
+	mm_check_full(sim);
+	pfn_to_page(sim, pfn)->state = (uint8_t)was;
+	return sim;
+}
+
+static struct mm_sim *fire_page_state_head(struct vfirst *r, struct where *w)
+{
+	return page_state_at(r, w, 8, PG_BUDDY);
+}
+
+static struct mm_sim *fire_page_state_tail(struct vfirst *r, struct where *w)
+{
+	return page_state_at(r, w, 9, PG_FREE_TAIL);
+}
+
+/* The free block at pfn 8 claims order 4, above max_order 3. */
+static struct mm_sim *fire_buddy_align(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+
+	pfn_to_page(sim, 8)->order = 4;
+	*w = (struct where){0, ZONE_NORMAL, 0, 8, true, 0};
+	record(sim, r);
+	mm_check_full(sim);
+	pfn_to_page(sim, 8)->order = 3;
+	return sim;
+}
+
+/*
+ * One allocated order-0 page whose descriptor says new_state: counted as
+ * a pcp page (INV-PCP-COUNT: the memmap's pcp pages, CPU 0's list plus
+ * this one, vs the pagesets' counts) or as reserved (INV-ZONE-CONSERVATION:
+ * the memmap's allocated pages, 0, vs the zone's allocated count, 1).
+ */
+static struct mm_sim *allocated_page_as(struct vfirst *r, struct where *w, int new_state)
+{
+	struct mm_sim *sim = small(1);
+	uint32_t gen;
+	long long pfn = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen);
+	long long expected = new_state == PG_PCP ? pcpinfo(sim, 0, ZONE_NORMAL, 0).count + 1 : 0;
+
+	ck_assert_int_ge(pfn, 0);
+	ck_assert_int_eq(pfn_to_page(sim, (uint64_t)pfn)->state, PG_ALLOC);
+	pfn_to_page(sim, (uint64_t)pfn)->state = (uint8_t)new_state;
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, expected};
+	record(sim, r);
+	mm_check_full(sim);
+	pfn_to_page(sim, (uint64_t)pfn)->state = PG_ALLOC;
+	return sim;
+}
+
+static struct mm_sim *fire_pcp_count_memmap(struct vfirst *r, struct where *w)
+{
+	return allocated_page_as(r, w, PG_PCP);
+}
+
+static struct mm_sim *fire_zone_conservation_memmap(struct vfirst *r, struct where *w)
+{
+	return allocated_page_as(r, w, PG_RESERVED);
+}
+
+/* CPU 0's pcp->count one over the pages on its lists. */
+static struct mm_sim *fire_pcp_count_cpu(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct per_cpu_pages *pcp = &zone_of(sim, 0, ZONE_NORMAL)->per_cpu_pageset[0];
+	uint32_t gen;
+	long long pfn = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen);
+
+	ck_assert_int_ge(pfn, 0);
+	mm_free_pages(sim, (uint64_t)pfn, 0, 1, gen);
+	ck_assert_int_gt(pcp->count, 0);
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, pcp->count};
+	pcp->count++;
+	record(sim, r);
+	mm_check_full(sim);
+	pcp->count--;
+	return sim;
+}
+
+/* CPU 0's order-0 MOVABLE pcp list: its tail pointer names its head. */
+static struct mm_sim *fire_pcp_list_tail(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct per_cpu_pages *pcp = &zone_of(sim, 0, ZONE_NORMAL)->per_cpu_pageset[0];
+	uint32_t gen[2];
+	long long pfn[2];
+	int pindex = -1;
+	uint32_t last;
+
+	for (int i = 0; i < 2; i++) {
+		pfn[i] = mm_alloc_pages(sim, 0, GFP_MOV, -1, (uint32_t)(1 + i), &gen[i]);
+		ck_assert_int_ge(pfn[i], 0);
+	}
+	for (int i = 0; i < 2; i++)
+		mm_free_pages(sim, (uint64_t)pfn[i], 0, (uint32_t)(1 + i), gen[i]);
+	for (int i = 0; i < NR_PCP_LISTS && pindex < 0; i++)
+		if (pcp->head[i] != PFN_NIL && pcp->head[i] != pcp->tail[i])
+			pindex = i;
+	ck_assert_int_ge(pindex, 0);
+	last = pcp->tail[pindex];
+	pcp->tail[pindex] = pcp->head[pindex];
+	*w = (struct where){0, ZONE_NORMAL, 0, last, true, last};
+	record(sim, r);
+	mm_check_full(sim);
+	pcp->tail[pindex] = last;
+	return sim;
+}
+
+/* CPU 0's NR_FREE_PAGES diff one past its threshold; the atomic makes up the sum. */
+static struct mm_sim *fire_vmstat_diff(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+	struct per_cpu_zonestat *pzs = &z->per_cpu_zonestats[0];
+	int t = pzs->update_threshold[NR_FREE_PAGES], was = pzs->vm_stat_diff[NR_FREE_PAGES];
+	int over = (t < 0 ? -t : t) + 1;
+
+	pzs->vm_stat_diff[NR_FREE_PAGES] = (int8_t)(was + over);
+	atomic_long_add(-over, &z->vm_stat[NR_FREE_PAGES]);
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, t < 0 ? -t : t};
+	record(sim, r);
+	mm_check_full(sim);
+	pzs->vm_stat_diff[NR_FREE_PAGES] = (int8_t)was;
+	atomic_long_add(over, &z->vm_stat[NR_FREE_PAGES]);
+	return sim;
+}
+
+/* vm.stat_refresh folds every diff: the estimate must then be the exact value, off by 1 here. */
+static struct mm_sim *fire_vmstat_exact(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+	struct mm_op op = {.kind = MM_OP_STAT_REFRESH, .cpu = 0};
+
+	sim->serial = true;
+	z->vm_stat_exact[NR_FREE_PAGES]++;
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, z->vm_stat_exact[NR_FREE_PAGES]};
+	record(sim, r);
+	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 0);
+	z->vm_stat_exact[NR_FREE_PAGES]--;
+	return sim;
+}
+
 static const struct {
 	const char *id;
 	struct mm_sim *(*fire)(struct vfirst *r, struct where *w);
@@ -455,6 +732,22 @@ static const struct {
 	{"INV-PCPU-SYNC", fire_pcpu_sync},
 	{"INV-COMPACT-FREE-SCAN", fire_compact_free_scan},
 	{"INV-COMPACT-FREE-TARGET", fire_compact_free_target},
+	{"INV-HIGHATOMIC-NRFREE", fire_highatomic_nrfree},
+	{"INV-BUDDY-MT", fire_buddy_mt_list},
+	{"INV-BUDDY-MT", fire_buddy_mt_split},
+	{"INV-BUDDY-LIST", fire_buddy_list_long},
+	{"INV-BUDDY-LIST", fire_buddy_list_tail},
+	{"INV-BUDDY-NRFREE", fire_buddy_nrfree_order},
+	{"INV-PAGE-ZONE", fire_page_zone},
+	{"INV-PAGE-STATE", fire_page_state_head},
+	{"INV-PAGE-STATE", fire_page_state_tail},
+	{"INV-BUDDY-ALIGN", fire_buddy_align},
+	{"INV-PCP-COUNT", fire_pcp_count_memmap},
+	{"INV-ZONE-CONSERVATION", fire_zone_conservation_memmap},
+	{"INV-PCP-COUNT", fire_pcp_count_cpu},
+	{"INV-PCP-LIST", fire_pcp_list_tail},
+	{"INV-VMSTAT-DIFF", fire_vmstat_diff},
+	{"INV-VMSTAT-EXACT", fire_vmstat_exact},
 };
 
 START_TEST(test_fires)
