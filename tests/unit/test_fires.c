@@ -708,6 +708,153 @@ static struct mm_sim *fire_vmstat_exact(struct vfirst *r, struct where *w)
 	return sim;
 }
 
+/*
+ * The compaction pass checks, driven as the scanners drive them: a pass
+ * begun on small(1)'s zone (16 pageblocks of 4 pages), then the visits.
+ */
+static struct mm_sim *compact_pass(struct compact_control *cc)
+{
+	struct mm_sim *sim = small(1);
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+
+	sim->serial = true;
+	*cc = (struct compact_control){.zone = z,
+				       .migrate_pfn = z->zone_start_pfn,
+				       .free_pfn = zone_end_pfn(z) - 4,
+				       .order = 3,
+				       .mode = MM_MIGRATE_ASYNC};
+	cc->whole_zone = cc->migrate_pfn <= z->compact_init_migrate_pfn;
+	compact_check_pass_begin(cc);
+	return sim;
+}
+
+/* The migration scanner enters block 8, which the free scanner scanned this pass. */
+static struct mm_sim *fire_compact_overlap_migrate(struct vfirst *r, struct where *w)
+{
+	struct compact_control cc;
+	struct mm_sim *sim = compact_pass(&cc);
+
+	*w = (struct where){0, ZONE_NORMAL, 0, 8, true, 0};
+	record(sim, r);
+	compact_check_free_visit(&cc, 9);
+	compact_check_migrate_visit(&cc, 8);
+	return sim;
+}
+
+/* The free scanner enters block 8, which the migration scanner scanned. */
+static struct mm_sim *fire_compact_overlap_free(struct vfirst *r, struct where *w)
+{
+	struct compact_control cc;
+	struct mm_sim *sim = compact_pass(&cc);
+
+	*w = (struct where){0, ZONE_NORMAL, 0, 8, true, 0};
+	record(sim, r);
+	compact_check_migrate_visit(&cc, 8);
+	compact_check_free_visit(&cc, 10);
+	return sim;
+}
+
+/* Block 8 entered fresh a fifth time in one pass (the bound is 4). */
+static struct mm_sim *fire_compact_rescan(struct vfirst *r, struct where *w)
+{
+	struct compact_control cc;
+	struct mm_sim *sim = compact_pass(&cc);
+	int entries = 0;
+
+	*w = (struct where){0, ZONE_NORMAL, 0, 8, true, 4};
+	record(sim, r);
+	while (entries < 10 && compact_check_migrate_visit(&cc, 8))
+		entries++;
+	ck_assert_int_eq(entries, 4);
+	return sim;
+}
+
+/*
+ * A pass that never ends: after 2 * 4 * (64 / COMPACT_CLUSTER_MAX + 16
+ * blocks + 1) = 152 rounds (not direct, so no order-sized step) the round
+ * backstop stops it.
+ */
+static struct mm_sim *fire_compact_rounds(struct vfirst *r, struct where *w)
+{
+	struct compact_control cc;
+	struct mm_sim *sim = compact_pass(&cc);
+	int rounds = 0;
+
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 152};
+	record(sim, r);
+	while (rounds < 1000 && compact_check_round(&cc))
+		rounds++;
+	ck_assert_int_eq(rounds, 152);
+	return sim;
+}
+
+/* One of the deferral fields out of the kernel's bounds, by which (0..2). */
+static struct mm_sim *defer_out_of_bounds(struct vfirst *r, struct where *w, int which)
+{
+	struct mm_sim *sim = small(1);
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+	static const long long bound[] = {COMPACT_MAX_DEFER_SHIFT, 4, 4};
+
+	if (which == 0) {
+		z->compact_defer_shift = COMPACT_MAX_DEFER_SHIFT + 1;
+	} else if (which == 1) {
+		z->compact_defer_shift = 2;
+		z->compact_considered = 5; /* 1 << 2 = 4 */
+	} else {
+		z->compact_order_failed = (int)sim->max_order + 2; /* max_order + 1 = 4 */
+	}
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, bound[which]};
+	record(sim, r);
+	compact_check_defer(z);
+	return sim;
+}
+
+static struct mm_sim *fire_compact_defer_shift(struct vfirst *r, struct where *w)
+{
+	return defer_out_of_bounds(r, w, 0);
+}
+
+static struct mm_sim *fire_compact_defer_considered(struct vfirst *r, struct where *w)
+{
+	return defer_out_of_bounds(r, w, 1);
+}
+
+static struct mm_sim *fire_compact_defer_order(struct vfirst *r, struct where *w)
+{
+	return defer_out_of_bounds(r, w, 2);
+}
+
+/* A page migrated to pfn whose stamp is not its handle's: another owner. */
+static struct mm_sim *fire_compact_migrate_stamp(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct mm_handle h = {.order = 0};
+	long long pfn = mm_alloc_pages(sim, 0, GFP_MOV, -1, 7, &h.gen);
+
+	ck_assert_int_ge(pfn, 0);
+	h.pfn = pfn;
+	*w = (struct where){0, ZONE_NORMAL, 0, pfn, true, h.gen};
+	record(sim, r);
+	compact_check_migrated(sim, &h, (uint64_t)pfn, 7); /* the right owner: silent */
+	ck_assert_uint_eq(r->n, 0);
+	compact_check_migrated(sim, &h, (uint64_t)pfn, 8);
+	return sim;
+}
+
+/* init_admin_reserve(): min(64 pages / 32, 2048) = 2; the model's is one more. */
+static struct mm_sim *fire_derived_reserves(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+
+	sim->serial = true; /* the derived-state scan judges a quiescent machine */
+	sim->pcc->admin_reserve++;
+	*w = (struct where){-1, -1, -1, -1, true, 2};
+	record(sim, r);
+	mm_check_full(sim);
+	sim->pcc->admin_reserve--;
+	return sim;
+}
+
 static const struct {
 	const char *id;
 	struct mm_sim *(*fire)(struct vfirst *r, struct where *w);
@@ -748,6 +895,15 @@ static const struct {
 	{"INV-PCP-LIST", fire_pcp_list_tail},
 	{"INV-VMSTAT-DIFF", fire_vmstat_diff},
 	{"INV-VMSTAT-EXACT", fire_vmstat_exact},
+	{"INV-COMPACT-SCANNER-OVERLAP", fire_compact_overlap_migrate},
+	{"INV-COMPACT-SCANNER-OVERLAP", fire_compact_overlap_free},
+	{"INV-COMPACT-RESCAN", fire_compact_rescan},
+	{"INV-COMPACT-RESCAN", fire_compact_rounds},
+	{"INV-COMPACT-DEFER", fire_compact_defer_shift},
+	{"INV-COMPACT-DEFER", fire_compact_defer_considered},
+	{"INV-COMPACT-DEFER", fire_compact_defer_order},
+	{"INV-COMPACT-MIGRATE-STAMP", fire_compact_migrate_stamp},
+	{"INV-DERIVED-COMMIT-BATCH", fire_derived_reserves},
 };
 
 START_TEST(test_fires)
