@@ -991,6 +991,68 @@ START_TEST(test_pcp_info_out_of_range)
 }
 END_TEST
 
+/*
+ * Hotplug, kswapd, compaction, vm_committed_as and the op language on a
+ * node, CPU, zone, order or op kind the machine does not have: each call
+ * answers its documented "no" (-1, 1, false, 0, "?") and changes nothing.
+ */
+START_TEST(test_public_calls_out_of_range)
+{
+	struct mm_sim *sim = small(2);
+	struct mm_op bad_kind = {.kind = MM_NR_OP_KINDS};
+	struct mm_limits lim, def;
+	bool pressure = true;
+	char buf[64];
+
+	ck_assert_int_eq(mm_cpu_online(sim, -1), -1);
+	ck_assert_int_eq(mm_cpu_online(sim, 2), -1);
+	ck_assert_int_eq(mm_cpu_offline(sim, -1), -1);
+	ck_assert_int_eq(mm_cpu_offline(sim, 2), -1);
+	ck_assert_int_eq(mm_num_online_cpus(sim), 2);
+	ck_assert(!mm_kswapd_awake(sim, -1, &pressure));
+	ck_assert(!mm_kswapd_awake(sim, 1, NULL));
+	ck_assert(pressure);
+	ck_assert_int_eq(mm_compact_zone(sim, -1, ZONE_NORMAL, 0, MM_COMPACT_PRIO_ASYNC,
+					 MM_MIGRATE_ASYNC, MIGRATE_MOVABLE),
+			 -1);
+	ck_assert_int_eq(mm_compact_zone(sim, 0, (enum zone_type)MAX_NR_ZONES, 0,
+					 MM_COMPACT_PRIO_ASYNC, MM_MIGRATE_ASYNC, MIGRATE_MOVABLE),
+			 -1);
+	ck_assert_int_eq(mm_compact_zone(sim, 0, ZONE_NORMAL, 4, MM_COMPACT_PRIO_ASYNC,
+					 MM_MIGRATE_ASYNC, MIGRATE_MOVABLE),
+			 -1);
+	sim->serial = true; /* compaction runs on one thread only */
+	ck_assert_int_eq(mm_kcompactd_step(sim, 1, 0), 1);
+	ck_assert_int_eq(mm_kcompactd_step(sim, -1, 0), 1);
+	ck_assert_int_eq(mm_kcompactd_step(sim, 0, 4), 1);
+	ck_assert_int_eq(mm_vm_committed_local(sim, -1), 0);
+	ck_assert_int_eq(mm_vm_committed_local(sim, 2), 0);
+	/* a thread that is no CPU of the machine is refused a charge */
+	mm_set_current_cpu(2);
+	ck_assert_int_eq(mm_vm_enough_memory(sim, 0, 1, false), -12);
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_vm_committed_sum(sim), 0);
+
+	ck_assert_int_eq(mm_apply_op(sim, &bad_kind, NULL, 0, 0), 1);
+	ck_assert_int_eq(mm_format_op(&bad_kind, 0, buf, sizeof(buf)), (int)strlen(buf));
+	ck_assert_msg(strstr(buf, "unknown op kind"), "%s", buf);
+	ck_assert_int_eq(mm_op_usage(MM_NR_OP_KINDS, buf, sizeof(buf)), 1);
+	ck_assert_str_eq(buf, "?");
+	mm_limits_default(&def);
+	ck_assert_int_eq(mm_limits_for_target("fuzz_nothing", &lim), -1);
+	ck_assert_uint_eq(lim.max_nodes, def.max_nodes);
+	ck_assert_uint_eq(lim.max_cpus_per_node, def.max_cpus_per_node);
+	ck_assert_uint_eq(lim.max_total_pages, def.max_total_pages);
+	ck_assert_uint_eq(lim.max_ops, def.max_ops);
+	ck_assert_int_eq(mm_limits_for_target(NULL, &lim), -1);
+	for (size_t i = 0; mm_target_at(i); i++)
+		ck_assert_int_eq(mm_limits_for_target(mm_target_at(i), &lim), 0);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	ck_assert_uint_eq(mm_sim_violations(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------
  * OVERCOMMIT_NEVER's reserves (mm/util.c __vm_enough_memory, 6.x):
  *   allowed = totalram * 50 / 100 (no swap, no hugetlb)
@@ -1055,6 +1117,7 @@ static Suite *fires_suite(void)
 	tcase_add_test(tc, test_names_out_of_range);
 	tcase_add_test(tc, test_free_diff_out_of_range);
 	tcase_add_test(tc, test_pcp_info_out_of_range);
+	tcase_add_test(tc, test_public_calls_out_of_range);
 	tcase_add_loop_test(tc, test_never_reserves, 0, (int)ARRAY_SIZE(never_rows));
 	suite_add_tcase(s, tc);
 	return s;
