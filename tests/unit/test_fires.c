@@ -1027,6 +1027,11 @@ START_TEST(test_public_calls_out_of_range)
 	ck_assert_int_eq(mm_kcompactd_step(sim, 0, 4), 1);
 	ck_assert_int_eq(mm_vm_committed_local(sim, -1), 0);
 	ck_assert_int_eq(mm_vm_committed_local(sim, 2), 0);
+	ck_assert_int_eq(mm_pcpu_local(sim, 0, -1), 0);
+	ck_assert_int_eq(mm_pcpu_local(sim, 0, 2), 0);
+	ck_assert_int_eq(mm_pcpu_local(sim, MM_MAX_PCPU_COUNTERS, 0), 0);
+	ck_assert_uint_eq(mm_zone_drift_mark(sim, 1, ZONE_NORMAL), 0);
+	ck_assert_uint_eq(mm_zone_drift_mark(sim, 0, (enum zone_type)MAX_NR_ZONES), 0);
 	/* a thread that is no CPU of the machine is refused a charge */
 	mm_set_current_cpu(2);
 	ck_assert_int_eq(mm_vm_enough_memory(sim, 0, 1, false), -12);
@@ -1047,6 +1052,43 @@ START_TEST(test_public_calls_out_of_range)
 	ck_assert_int_eq(mm_limits_for_target(NULL, &lim), -1);
 	for (size_t i = 0; mm_target_at(i); i++)
 		ck_assert_int_eq(mm_limits_for_target(mm_target_at(i), &lim), 0);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	ck_assert_uint_eq(mm_sim_violations(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * Ops the executor skips (1) for an argument the decoder never gives but
+ * the op struct can hold: kswapd on a node the machine does not have, a
+ * vmstat read of no zone, a high fraction the sysctl refuses (1..7); and
+ * an allocation above max_order, which fails (-1) and allocates nothing.
+ */
+START_TEST(test_ops_skip_out_of_range)
+{
+	struct mm_sim *sim = small(2);
+	struct mm_op step = {.kind = MM_OP_KSWAPD_STEP, .vmstat = {.node = 1}};
+	struct mm_op sleep = {.kind = MM_OP_KSWAPD_SLEEP, .vmstat = {.node = -1}};
+	struct mm_op read = {.kind = MM_OP_VMSTAT_READ, .vmstat = {.node = 1, .zone = ZONE_NORMAL}};
+	struct mm_op frac = {.kind = MM_OP_SET_HIGH_FRACTION, .sysctl = {.value = 7}};
+	struct mm_stats st0 = sim_stats(sim);
+	uint32_t gen = 0;
+
+	sim->serial = true;
+	ck_assert_int_eq(mm_apply_op(sim, &step, NULL, 0, 0), 1);
+	ck_assert_int_eq(mm_apply_op(sim, &sleep, NULL, 0, 0), 1);
+	ck_assert_int_eq(mm_apply_op(sim, &read, NULL, 0, 0), 1);
+	read.vmstat.node = 0;
+	read.vmstat.zone = MAX_NR_ZONES;
+	ck_assert_int_eq(mm_apply_op(sim, &read, NULL, 0, 0), 1);
+	ck_assert_int_eq(mm_apply_op(sim, &frac, NULL, 0, 0), 1);
+	ck_assert_int_eq(pcpinfo(sim, 0, ZONE_NORMAL, 0).high_min,
+			 zinfo(sim, 0, ZONE_NORMAL).pcp_high_min);
+	mm_set_current_cpu(1);
+	ck_assert_int_eq(mm_current_cpu(), 1);
+	ck_assert_int_eq(mm_alloc_pages(sim, sim->max_order + 1, GFP_MOV, -1, 1, &gen), -1);
+	ck_assert_uint_eq(sim_stats(sim).alloc_success, st0.alloc_success);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 64);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 	ck_assert_uint_eq(mm_sim_violations(sim), 0);
 	mm_sim_destroy(sim);
@@ -1118,6 +1160,7 @@ static Suite *fires_suite(void)
 	tcase_add_test(tc, test_free_diff_out_of_range);
 	tcase_add_test(tc, test_pcp_info_out_of_range);
 	tcase_add_test(tc, test_public_calls_out_of_range);
+	tcase_add_test(tc, test_ops_skip_out_of_range);
 	tcase_add_loop_test(tc, test_never_reserves, 0, (int)ARRAY_SIZE(never_rows));
 	suite_add_tcase(s, tc);
 	return s;
