@@ -258,6 +258,9 @@ static const struct {
 	{HDR "cpu0 alloc a0 order=0 gfp=KERNEL|BOGUS\n", "line 3:", "unknown gfp flag 'BOGUS'"},
 	{HDR "cpu0 alloc a0 order=0 gfp=8192\n", "line 3:", "unknown bits"},
 	{HDR "cpu0 alloc a0 order=11 gfp=0\n", "line 3:", "order must be 0..10"},
+	/* past 64 bits, and past INT64_MAX: not a number the field can hold */
+	{HDR "cpu0 alloc a0 order=99999999999999999999 gfp=0\n", "line 3:", "order must be 0..10"},
+	{HDR "cpu0 alloc a0 order=9223372036854775808 gfp=0\n", "line 3:", "order must be 0..10"},
 	{HDR "cpu0 alloc a0 gfp=0\n", "line 3:", "alloc needs order"},
 	{"zone 0 Normal start=0 spanned=1024 present=1024 managed=1024\n",
 	 "line 1:", "zone line before the config line"},
