@@ -728,30 +728,34 @@ static struct mm_sim *compact_pass(struct compact_control *cc)
 	return sim;
 }
 
-/* The migration scanner enters block 8, which the free scanner scanned this pass. */
-static struct mm_sim *fire_compact_overlap_migrate(struct vfirst *r, struct where *w)
+/*
+ * Both scanners in block 8 in one pass: the second to enter reports,
+ * the migration scanner (at 8) after the free one (at 9), or the free
+ * scanner (at 10) after the migration one.
+ */
+static struct mm_sim *scanners_overlap(struct vfirst *r, struct where *w, bool free_first)
 {
 	struct compact_control cc;
 	struct mm_sim *sim = compact_pass(&cc);
 
 	*w = (struct where){0, ZONE_NORMAL, 0, 8, true, 0};
 	record(sim, r);
-	compact_check_free_visit(&cc, 9);
+	if (free_first)
+		compact_check_free_visit(&cc, 9);
 	compact_check_migrate_visit(&cc, 8);
+	if (!free_first)
+		compact_check_free_visit(&cc, 10);
 	return sim;
 }
 
-/* The free scanner enters block 8, which the migration scanner scanned. */
+static struct mm_sim *fire_compact_overlap_migrate(struct vfirst *r, struct where *w)
+{
+	return scanners_overlap(r, w, true);
+}
+
 static struct mm_sim *fire_compact_overlap_free(struct vfirst *r, struct where *w)
 {
-	struct compact_control cc;
-	struct mm_sim *sim = compact_pass(&cc);
-
-	*w = (struct where){0, ZONE_NORMAL, 0, 8, true, 0};
-	record(sim, r);
-	compact_check_migrate_visit(&cc, 8);
-	compact_check_free_visit(&cc, 10);
-	return sim;
+	return scanners_overlap(r, w, false);
 }
 
 /* Block 8 entered fresh a fifth time in one pass (the bound is 4). */
