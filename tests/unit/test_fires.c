@@ -644,6 +644,25 @@ static struct mm_sim *fire_pcp_count_cpu(struct vfirst *r, struct where *w)
 	return sim;
 }
 
+/*
+ * CPU 1's pcp->count says 1 while its lists are empty (the check runs as
+ * CPU 0): the per-CPU form must look at a CPU whose count or lists say it
+ * holds pages, not only at one where both do.
+ */
+static struct mm_sim *fire_pcp_count_empty_lists(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(2);
+	struct per_cpu_pages *pcp = &zone_of(sim, 0, ZONE_NORMAL)->per_cpu_pageset[1];
+
+	ck_assert_int_eq(pcp->count, 0);
+	pcp->count = 1;
+	*w = (struct where){0, ZONE_NORMAL, 1, -1, true, 0};
+	record(sim, r);
+	mm_check_full(sim);
+	pcp->count = 0;
+	return sim;
+}
+
 /* CPU 0's order-0 MOVABLE pcp list: its tail pointer names its head. */
 static struct mm_sim *fire_pcp_list_tail(struct vfirst *r, struct where *w)
 {
@@ -896,6 +915,7 @@ static const struct {
 	{"INV-PCP-COUNT", fire_pcp_count_memmap},
 	{"INV-ZONE-CONSERVATION", fire_zone_conservation_memmap},
 	{"INV-PCP-COUNT", fire_pcp_count_cpu},
+	{"INV-PCP-COUNT", fire_pcp_count_empty_lists},
 	{"INV-PCP-LIST", fire_pcp_list_tail},
 	{"INV-VMSTAT-DIFF", fire_vmstat_diff},
 	{"INV-VMSTAT-EXACT", fire_vmstat_exact},
