@@ -30,6 +30,8 @@ struct run_args {
 	bool strict_watermarks;
 	unsigned int check_every;
 	bool check_every_set;
+	struct mm_snapshot
+		*snapshot; /* the trace's "# snapshot: FILE", loaded (state NULL: none) */
 };
 
 /* Returns 0, an exit code after a message, or -1 after --help. */
@@ -168,6 +170,44 @@ static void exec_opts(const struct run_args *a, int variant, struct mm_exec_opts
 	o->strict_watermarks = a->strict_watermarks;
 	if (a->check_every_set)
 		o->check_every = a->check_every;
+	o->snapshot = a->snapshot && a->snapshot->state ? a->snapshot : NULL;
+}
+
+#define SNAPSHOT_LINE "# snapshot: "
+
+/*
+ * A stress flight recorder's trace names the machine snapshot it starts
+ * from on a "# snapshot: FILE" line, FILE beside the trace. Loads it into
+ * a->snapshot, or leaves it empty for a trace without one. Returns 0 or
+ * an exit code after one line (unreadable, truncated, corrupt).
+ */
+static int load_snapshot(const struct run_args *a, const char *trace)
+{
+	size_t len, slen;
+	uint8_t *text, *data;
+	char path[4096], err[256];
+	int ret = 0;
+
+	mm_snapshot_free(a->snapshot);
+	text = cli_read_file(trace, &len);
+	if (!text)
+		return EXIT_USAGE;
+	const char *at = cli_is_text(text, len) ? strstr((char *)text, "\n" SNAPSHOT_LINE) : NULL;
+	if (at) {
+		at += strlen("\n" SNAPSHOT_LINE);
+		const char *slash = strrchr(trace, '/');
+		int dir = slash ? (int)(slash - trace + 1) : 0;
+		int name = (int)strcspn(at, " \t\r\n");
+		snprintf(path, sizeof(path), "%.*s%.*s", at[0] == '/' ? 0 : dir, trace, name, at);
+		data = cli_read_file(path, &slen);
+		if (!data)
+			ret = EXIT_USAGE;
+		else if (mm_snapshot_read(data, slen, a->snapshot, err, sizeof(err)))
+			ret = cli_usage_error("%s: %s", path, err);
+		free(data);
+	}
+	free(text);
+	return ret;
 }
 
 /* Runs the file; fills the verdict. Returns an exit code. */
@@ -179,12 +219,16 @@ static int run_file(struct mm_exec *ex, const struct run_args *a, const char *fi
 
 	if (cli_load_prog(file, a->target, p, shape))
 		return EXIT_USAGE;
+	int ret = load_snapshot(a, file);
+	if (ret)
+		return ret;
 	exec_opts(a, variant, &o);
 	o.on_violation = collect;
 	o.arg = c;
 	long n = mm_exec_run(ex, p, &o, failed_op);
 	if (n < 0)
-		return cli_usage_error("%s: the machine cannot be built", file);
+		return cli_usage_error("%s: the machine cannot be built%s", file,
+				       o.snapshot ? " from its snapshot" : "");
 	return n ? EXIT_VIOLATION : EXIT_CLEAN;
 }
 
@@ -228,6 +272,9 @@ int cmd_run(int argc, char **argv)
 	ex = mm_exec_create();
 	if (!ex)
 		return cli_usage_error("out of memory");
+	struct mm_snapshot snap;
+	mm_snapshot_init(&snap);
+	a.snapshot = &snap;
 	mm_prog_init(&p);
 	for (int i = 0; i < a.nr_files && ret != EXIT_USAGE; i++) {
 		struct collected c = {0};
@@ -242,6 +289,7 @@ int cmd_run(int argc, char **argv)
 			ret = r;
 	}
 	mm_prog_free(&p);
+	mm_snapshot_free(&snap);
 	mm_exec_destroy(ex);
 	return ret;
 }
@@ -319,7 +367,7 @@ static int dump_run(const struct run_args *a, const struct mm_prog *p, int varia
 	return ret;
 }
 
-int cmd_repro(int argc, char **argv)
+static int repro(int argc, char **argv, struct mm_snapshot *snap)
 {
 	struct run_args a;
 	struct mm_prog p;
@@ -331,6 +379,7 @@ int cmd_repro(int argc, char **argv)
 		return ret < 0 ? EXIT_CLEAN : ret;
 	if ((ret = resolve_run(&a, &variant)))
 		return ret;
+	a.snapshot = snap;
 	struct mm_exec *ex = mm_exec_create();
 	if (!ex)
 		return cli_usage_error("out of memory");
@@ -348,6 +397,10 @@ int cmd_repro(int argc, char **argv)
 	       a.strict_watermarks ? ", strict watermarks" : "", shape ? ", machine shape of " : "",
 	       shape ? shape : "");
 	mm_print_config(stdout, &p.cfg);
+	if (snap->state)
+		printf("# from the machine snapshot the trace names; a0..a%d are the blocks it "
+		       "holds\n",
+		       (int)snap->nr_handles - 1);
 	unsigned int upto = ret == EXIT_VIOLATION && failed_op < (long)p.nr_ops
 				    ? (unsigned int)failed_op + 1
 				    : p.nr_ops;
@@ -389,6 +442,16 @@ int cmd_repro(int argc, char **argv)
 		printf("did not reproduce: %u ops ran clean with variant %s (exit 0)\n", p.nr_ops,
 		       variant_name(variant));
 	mm_prog_free(&p);
+	return ret;
+}
+
+int cmd_repro(int argc, char **argv)
+{
+	struct mm_snapshot snap;
+
+	mm_snapshot_init(&snap);
+	int ret = repro(argc, argv, &snap);
+	mm_snapshot_free(&snap);
 	return ret;
 }
 
