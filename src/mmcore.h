@@ -843,7 +843,8 @@ struct mm_sim *mm_exec_sim(struct mm_exec *ex);
 
 struct mm_snapshot {
 	struct mm_config cfg;
-	int variant; /* the machine's when taken; a replay may run another */
+	int variant;   /* the machine's when taken; a replay may run another */
+	bool threaded; /* taken from mmfuzz stress's machine: the checker's shadows not kept */
 	/* Blocks held outside the machine: a replay adopts them as handles a0.. */
 	struct mm_handle *handles;
 	uint32_t nr_handles;

@@ -557,15 +557,14 @@ void stress_write_trace(struct stress_run *run)
 	if (snap) {
 		const char *base = strrchr(snap_path, '/');
 		fprintf(f,
-			"# every op since the last quiesce point (sequence numbers %llu..%llu), "
-			"from\n"
-			"# the machine as it stood there:\n"
+			"# every op since the last quiesce point (sequence numbers %llu..%llu),\n"
+			"# from the machine as it stood there (quiesce point %lu; 0: the start):\n"
 			"# snapshot: %s\n"
 			"# a0..a%d are the %u blocks the threads held then: a replay adopts them\n"
 			"# from the snapshot instead of allocating them; %lu frees dropped\n",
 			(unsigned long long)m.first_seq, (unsigned long long)m.last_seq,
-			base ? base + 1 : snap_path, (int)m.nr_held - 1, m.nr_held,
-			m.dropped_frees);
+			run->snap->taken - 1, base ? base + 1 : snap_path, (int)m.nr_held - 1,
+			m.nr_held, m.dropped_frees);
 	} else {
 		fprintf(f,
 			"# ops with sequence numbers %llu..%llu, merged from the last %u of each "
