@@ -427,20 +427,30 @@ static int stamp_handles(struct mm_sim *sim, const struct mm_snapshot *s)
 /*
  * The checker's shadow of what the last vmstat threshold recompute set
  * (check_derived.c) is kept by serial runs only: under threads the stress
- * harness checks the thresholds and drift marks against the rules right
- * after each hotplug event instead. A threaded machine's snapshot carries
- * its boot-time shadow, so the replay starts from the values in force at
- * the quiesce point as the last recompute's (they passed the quiesce
- * point's checks), and judges every recompute in the window from there.
+ * harness checks thresholds and drift marks against the rules right after
+ * each hotplug event instead, so a threaded machine's snapshot carries its
+ * boot-time shadow. The replay rebuilds it from the kernel's rules for the
+ * machine at the quiesce point: the normal threshold for the CPUs online
+ * now, where the node's kswapd has not applied the pressure ones. The
+ * drift mark is recomputed only by a refresh, from the watermarks of that
+ * moment, which a later sysctl may have moved: the rule now could differ
+ * from a correct mark, so the mark in force is taken (the stress checks
+ * judged it against the rule when hotplug set it). So are the pressure
+ * thresholds, whose rule check_derived.c keeps to itself. The replay's
+ * checks judge every recompute in the window from there.
  */
 static void derived_from_quiesce_point(struct mm_sim *sim)
 {
 	for_each_zone(sim, z) {
 		struct derived_zone *d = &sim->derived.zone[z->node][z->type];
+		struct derived_hotplug_rules r;
 		if (!z->per_cpu_zonestats)
 			continue;
+		_mm_derived_hotplug_rules(sim, z, z->percpu_drift_mark, &r);
 		d->drift_mark = z->percpu_drift_mark;
-		for (unsigned int c = 0; c < sim->nr_cpus; c++) {
+		d->threshold = (int8_t)r.threshold;
+		for (unsigned int c = 0;
+		     c < sim->nr_cpus && sim->node_data[z->node]->kswapd.pressure; c++) {
 			if (mm_cpu_is_online(sim, (int)c)) {
 				d->threshold = z->per_cpu_zonestats[c].stat_threshold;
 				break;
