@@ -478,7 +478,8 @@ static void replay_violation(const struct mm_violation *v, void *arg)
 		mm_violation_format(v, r->line, sizeof(r->line));
 }
 
-static void replay(const struct stress_run *run, const struct mm_prog *p, const char *path,
+/* Returns true when the executor reproduced a violation. */
+static bool replay(const struct stress_run *run, const struct mm_prog *p, const char *path,
 		   const struct mm_snapshot *snap)
 {
 	struct mm_exec *ex = mm_exec_create();
@@ -489,7 +490,7 @@ static void replay(const struct stress_run *run, const struct mm_prog *p, const 
 
 	if (!ex) {
 		fprintf(stderr, "mmfuzz: stress: out of memory for the replay\n");
-		return;
+		return false;
 	}
 	mm_exec_opts_default(&o);
 	o.variant = run->o.variant;
@@ -510,6 +511,7 @@ static void replay(const struct stress_run *run, const struct mm_prog *p, const 
 		       "clean): the failure needs the threads' interleaving%s\n",
 		       p->nr_ops, snap ? "" : ", or state from before the recorded window");
 	mm_exec_destroy(ex);
+	return n > 0;
 }
 
 /* The snapshot's file: the machine, and the held blocks as the handles a0.. adopt. */
@@ -529,22 +531,27 @@ static int write_snapshot(struct stress_snap *sn, FILE *f)
 	return ret;
 }
 
-void stress_write_trace(struct stress_run *run)
+/*
+ * One trace: the window from the snapshot (snap), or the rings' suffix
+ * from a fresh machine, saying why (no_snap). Returns true when its
+ * replay reproduced a violation.
+ */
+static bool write_trace(struct stress_run *run, bool snap, const char *no_snap)
 {
 	struct merged m = {0};
-	bool snap = window_complete(run);
 	char path[4096], snap_path[4096];
 	FILE *f, *sf = NULL;
+	bool reproduced;
 
 	if (snap ? merge_window(run, &m) : merge_records(run, &m)) {
 		fprintf(stderr, "mmfuzz: stress: out of memory merging the flight recorder\n");
 		mm_prog_free(&m.prog);
-		return;
+		return false;
 	}
 	f = create_trace(run, path, sizeof(path), snap ? snap_path : NULL, &sf);
 	if (!f) {
 		mm_prog_free(&m.prog);
-		return;
+		return false;
 	}
 	if (snap && (write_snapshot(run->snap, sf) | fclose(sf))) {
 		fprintf(stderr, "mmfuzz: stress: writing %s failed\n", snap_path);
@@ -574,21 +581,40 @@ void stress_write_trace(struct stress_run *run)
 			"# the window kept, %lu frees of blocks\n"
 			"# allocated before the window dropped (no snapshot: %s)\n",
 			(unsigned long long)m.first_seq, (unsigned long long)m.last_seq,
-			STRESS_RECORD_K, m.kept_state_ops, m.dropped_frees,
-			!run->snap || !run->snap->valid ? "none taken"
-							: "the window outgrew the log");
+			STRESS_RECORD_K, m.kept_state_ops, m.dropped_frees, no_snap);
 	}
 	mm_print_prog(f, &m.prog);
 	if (fclose(f)) {
 		fprintf(stderr, "mmfuzz: stress: writing %s failed\n", path);
 		mm_prog_free(&m.prog);
-		return;
+		return false;
 	}
 	printf("flight recorder: %u ops written to %s%s%s\n", m.prog.nr_ops, path,
 	       snap ? ", the machine at the last quiesce point to " : "", snap ? snap_path : "");
 	fflush(stdout);
-	replay(run, &m.prog, path, snap ? &run->snap->s : NULL);
+	reproduced = replay(run, &m.prog, path, snap ? &run->snap->s : NULL);
 	mm_prog_free(&m.prog);
+	return reproduced;
+}
+
+/*
+ * The window from the snapshot first: the machine as it was. If that
+ * replays clean, the rings' suffix from a fresh machine too: a machine
+ * that never existed, but a failure it reproduces is a reproducer still.
+ */
+void stress_write_trace(struct stress_run *run)
+{
+	if (!window_complete(run)) {
+		write_trace(run, false,
+			    !run->snap || !run->snap->valid ? "none taken"
+							    : "the window outgrew the log");
+		return;
+	}
+	if (write_trace(run, true, NULL))
+		return;
+	printf("flight recorder: and the last %u ops of each thread, from a fresh machine:\n",
+	       STRESS_RECORD_K);
+	write_trace(run, false, "the window from the snapshot replayed clean");
 }
 
 /* ------------------------------------------------------------------------
