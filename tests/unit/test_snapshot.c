@@ -76,6 +76,7 @@ static void assert_same_state(struct mm_sim *a, struct mm_sim *b, const struct m
 		for (unsigned int c = 0; c < nr_cpus; c++)
 			ck_assert_int_eq(mm_pcpu_local(a, i, (int)c), mm_pcpu_local(b, i, (int)c));
 	}
+	ck_assert_uint_eq(mm_fill_live(a), mm_fill_live(b));
 	ck_assert_int_eq(mm_vm_committed_read(a), mm_vm_committed_read(b));
 	ck_assert_int_eq(mm_pcpu_live_allocs(a), mm_pcpu_live_allocs(b));
 	ck_assert_uint_eq(mm_pcpu_counters_listed(a), mm_pcpu_counters_listed(b));
@@ -92,7 +93,7 @@ struct trip {
 	struct mm_exec *ex, *ex2;
 	struct mm_sim *back;
 	struct mm_prog check;
-	unsigned int progs, with_mms, with_locals;
+	unsigned int progs, with_mms, with_locals, with_fill;
 };
 
 /*
@@ -133,6 +134,7 @@ static void round_trip(struct trip *t, const struct mm_prog *p, const char *name
 		      "%s: the restored machine's state differs", name);
 	assert_same_state(sim, t->back, &p->cfg);
 	t->progs++;
+	t->with_fill += mm_fill_live(sim);
 	for (int m = 0; m < MM_MAX_MMS; m++)
 		t->with_mms += mm_mm_live(sim, m);
 	for (unsigned int c = 0; c < nr_cpus; c++) {
@@ -158,24 +160,6 @@ static void round_trip(struct trip *t, const struct mm_prog *p, const char *name
 	mm_snapshot_free(&s3);
 }
 
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	ck_assert_ptr_nonnull(buf);
-	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /*
  * Random programs (every op kind the decoder makes: allocations, frees,
  * drains, hotplug, sysctls, deferred init) and the corpus's counter,
@@ -183,14 +167,16 @@ static char *read_file(const char *path)
  */
 START_TEST(test_round_trip)
 {
+	/* corpus/<folder>/<name>.txt, as read_variant_trace() reads corpus/variants/ */
 	static const char *const traces[] = {
-		"counters/basic.txt",		"counters/fork-failures.txt",
-		"counters/hotplug.txt",		"counters/policy-switch.txt",
-		"counters/rss-exit-spread.txt",
+		"../counters/basic",	       "../counters/fork-failures",
+		"../counters/hotplug",	       "../counters/policy-switch",
+		"../counters/rss-exit-spread", "../compaction/checkerboard",
+		"../compaction/busy-blocks",   "../system/two-nodes-every-family",
 	};
 	struct rng r = {0x5eed5a9};
 	uint8_t data[2048];
-	char path[512], err[200], name[64];
+	char err[200], name[64];
 	struct trip t = {.ex = mm_exec_create(), .ex2 = mm_exec_create(), .back = mm_sim_create()};
 	struct mm_prog p;
 
@@ -206,15 +192,16 @@ START_TEST(test_round_trip)
 		round_trip(&t, &p, name);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(traces); i++) {
-		snprintf(path, sizeof(path), "%s/../corpus/%s", MMFUZZ_SHARED_DIR, traces[i]);
-		char *text = read_file(path);
-		ck_assert_msg(mm_parse_prog(text, &p, err, sizeof(err)) == 0, "%s: %s", path, err);
+		char *text = read_variant_trace(traces[i]);
+		ck_assert_msg(mm_parse_prog(text, &p, err, sizeof(err)) == 0, "%s: %s", traces[i],
+			      err);
 		free(text);
 		round_trip(&t, &p, traces[i]);
 	}
 	/* the programs reached the state worth carrying */
 	ck_assert_uint_gt(t.with_mms, 0);
 	ck_assert_uint_gt(t.with_locals, 0);
+	ck_assert_uint_gt(t.with_fill, 0);
 	mm_prog_free(&p);
 	mm_prog_free(&t.check);
 	mm_sim_destroy(t.back);
