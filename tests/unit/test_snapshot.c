@@ -91,7 +91,7 @@ static void assert_same_state(struct mm_sim *a, struct mm_sim *b, const struct m
 
 struct trip {
 	struct mm_exec *ex, *ex2;
-	struct mm_sim *back;
+	struct mm_sim *back, *copy;
 	struct mm_prog check;
 	unsigned int progs, with_mms, with_locals, with_fill;
 };
@@ -133,6 +133,11 @@ static void round_trip(struct trip *t, const struct mm_prog *p, const char *name
 	ck_assert_msg(!memcmp(s3.state, s.state, s.state_len),
 		      "%s: the restored machine's state differs", name);
 	assert_same_state(sim, t->back, &p->cfg);
+	/* mm_sim_copy(): the same walk, in memory */
+	ck_assert_int_eq(mm_sim_copy(t->copy, sim), 0);
+	ck_assert_int_eq(mm_snapshot_take(&s3, t->copy), 0);
+	ck_assert_msg(s3.state_len == s.state_len && !memcmp(s3.state, s.state, s.state_len),
+		      "%s: the copied machine's state differs", name);
 	t->progs++;
 	t->with_fill += mm_fill_live(sim);
 	for (int m = 0; m < MM_MAX_MMS; m++)
@@ -177,12 +182,16 @@ START_TEST(test_round_trip)
 	struct rng r = {0x5eed5a9};
 	uint8_t data[2048];
 	char err[200], name[64];
-	struct trip t = {.ex = mm_exec_create(), .ex2 = mm_exec_create(), .back = mm_sim_create()};
+	struct trip t = {.ex = mm_exec_create(),
+			 .ex2 = mm_exec_create(),
+			 .back = mm_sim_create(),
+			 .copy = mm_sim_create()};
 	struct mm_prog p;
 
 	ck_assert_ptr_nonnull(t.ex);
 	ck_assert_ptr_nonnull(t.ex2);
 	ck_assert_ptr_nonnull(t.back);
+	ck_assert_ptr_nonnull(t.copy);
 	mm_prog_init(&p);
 	mm_prog_init(&t.check);
 	for (int i = 0; i < NR_PROGS; i++) {
@@ -205,6 +214,7 @@ START_TEST(test_round_trip)
 	mm_prog_free(&p);
 	mm_prog_free(&t.check);
 	mm_sim_destroy(t.back);
+	mm_sim_destroy(t.copy);
 	mm_exec_destroy(t.ex);
 	mm_exec_destroy(t.ex2);
 }
