@@ -30,8 +30,8 @@ struct run_args {
 	bool strict_watermarks;
 	unsigned int check_every;
 	bool check_every_set;
-	struct mm_snapshot
-		*snapshot; /* the trace's "# snapshot: FILE", loaded (state NULL: none) */
+	/* The trace's "# snapshot: FILE", loaded (state NULL: none). */
+	struct mm_snapshot *snapshot;
 };
 
 /* Returns 0, an exit code after a message, or -1 after --help. */
@@ -177,28 +177,41 @@ static void exec_opts(const struct run_args *a, int variant, struct mm_exec_opts
 
 /*
  * A stress flight recorder's trace names the machine snapshot it starts
- * from on a "# snapshot: FILE" line, FILE beside the trace. Loads it into
- * a->snapshot, or leaves it empty for a trace without one. Returns 0 or
- * an exit code after one line (unreadable, truncated, corrupt).
+ * from on a "# snapshot: FILE" line, FILE beside the trace. The name's
+ * length, *name pointing at it in text; 0 when the trace names none.
+ */
+static int snapshot_name(const uint8_t *text, size_t len, const char **name)
+{
+	const char *at =
+		cli_is_text(text, len) ? strstr((const char *)text, "\n" SNAPSHOT_LINE) : NULL;
+
+	if (!at)
+		return 0;
+	*name = at + strlen("\n" SNAPSHOT_LINE);
+	return (int)strcspn(*name, " \t\r\n");
+}
+
+/*
+ * Loads the snapshot the trace names into a->snapshot, or leaves it empty
+ * for a trace without one. Returns 0 or an exit code after one line
+ * (unreadable, truncated, corrupt).
  */
 static int load_snapshot(const struct run_args *a, const char *trace)
 {
 	size_t len, slen;
 	uint8_t *text, *data;
 	char path[4096], err[256];
-	int ret = 0;
+	const char *name;
+	int ret = 0, n;
 
 	mm_snapshot_free(a->snapshot);
 	text = cli_read_file(trace, &len);
 	if (!text)
 		return EXIT_USAGE;
-	const char *at = cli_is_text(text, len) ? strstr((char *)text, "\n" SNAPSHOT_LINE) : NULL;
-	if (at) {
-		at += strlen("\n" SNAPSHOT_LINE);
+	if ((n = snapshot_name(text, len, &name))) {
 		const char *slash = strrchr(trace, '/');
 		int dir = slash ? (int)(slash - trace + 1) : 0;
-		int name = (int)strcspn(at, " \t\r\n");
-		snprintf(path, sizeof(path), "%.*s%.*s", at[0] == '/' ? 0 : dir, trace, name, at);
+		snprintf(path, sizeof(path), "%.*s%.*s", name[0] == '/' ? 0 : dir, trace, n, name);
 		data = cli_read_file(path, &slen);
 		if (!data)
 			ret = EXIT_USAGE;
@@ -208,6 +221,19 @@ static int load_snapshot(const struct run_args *a, const char *trace)
 	}
 	free(text);
 	return ret;
+}
+
+/* Writes the trace's snapshot line to f (nothing for a trace without one). */
+static void copy_snapshot_line(const char *trace, FILE *f)
+{
+	size_t len;
+	uint8_t *text = cli_read_file(trace, &len);
+	const char *name;
+	int n = text ? snapshot_name(text, len, &name) : 0;
+
+	if (n)
+		fprintf(f, "%s%.*s\n", SNAPSHOT_LINE, n, name);
+	free(text);
 }
 
 /* Runs the file; fills the verdict. Returns an exit code. */
@@ -420,8 +446,14 @@ static int repro(int argc, char **argv, struct mm_snapshot *snap)
 			mm_prog_free(&p);
 			return EXIT_USAGE;
 		}
+		copy_snapshot_line(a.file, f);
 		mm_print_prog(f, &p);
 		fclose(f);
+		if (snap->state)
+			printf("it starts from the machine snapshot %s names: keep that file "
+			       "beside "
+			       "%s\n",
+			       a.file, a.out);
 		printf("full trace written to %s (rerun: mmfuzz run%s%s%s%s %s)\n", a.out,
 		       variant >= 0 ? " --variant " : "", variant >= 0 ? variant_name(variant) : "",
 		       mm_policy_plugin_path() ? " --policy " : "",
@@ -477,6 +509,19 @@ int cmd_minimize(int argc, char **argv)
 	mm_prog_init(&p);
 	if (cli_load_prog(a.file, a.target, &p, NULL)) {
 		ret = EXIT_USAGE;
+		goto out;
+	}
+	/* Dropping ops would shift which allocations the snapshot's blocks are. */
+	size_t len;
+	uint8_t *text = cli_read_file(a.file, &len);
+	const char *name;
+	bool from_snapshot = text && snapshot_name(text, len, &name);
+	free(text);
+	if (from_snapshot) {
+		ret = cli_usage_error("minimize: %s starts from a machine snapshot; minimize takes "
+				      "only traces that boot from their config (run and repro take "
+				      "both)",
+				      a.file);
 		goto out;
 	}
 	exec_opts(&a, variant, &o);
