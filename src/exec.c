@@ -183,7 +183,11 @@ long mm_exec_run(struct mm_exec *ex, const struct mm_prog *p, const struct mm_ex
 	ex->first_violation_op = -1;
 	ex->skipped = 0;
 	ex->cur_op = 0;
-	if (mm_sim_init(ex->sim, &p->cfg, o->variant))
+	uint32_t adopt = o->snapshot ? o->snapshot->nr_handles : 0;
+	if (adopt > p->nr_allocs)
+		return -1;
+	if (o->snapshot ? mm_snapshot_restore(ex->sim, o->snapshot, o->variant)
+			: mm_sim_init(ex->sim, &p->cfg, o->variant))
 		return -1;
 	ex->sim->serial = true;
 	mm_sim_set_strict_watermarks(ex->sim, o->strict_watermarks);
@@ -200,7 +204,10 @@ long mm_exec_run(struct mm_exec *ex, const struct mm_prog *p, const struct mm_ex
 	for (unsigned int i = 0; i < p->nr_ops; i++) {
 		const struct mm_op *op = &p->ops[i];
 		ex->cur_op = i;
-		if (op->kind != MM_OP_CHECK || changed)
+		if (op->kind == MM_OP_ALLOC && next_handle < adopt)
+			ex->h[next_handle] =
+				o->snapshot->handles[next_handle]; /* held at the snapshot */
+		else if (op->kind != MM_OP_CHECK || changed)
 			ex->skipped += (unsigned long)mm_apply_op(ex->sim, op, ex->h, p->nr_allocs,
 								  next_handle);
 		changed = op->kind != MM_OP_CHECK;

@@ -781,6 +781,7 @@ int mm_parse_prog(const char *text, struct mm_prog *out, char *err, size_t errle
  * ---------------------------------------------------------------------- */
 
 struct mm_exec;
+struct mm_snapshot;
 
 /* An allocation made by an op: what its free needs. */
 struct mm_handle {
@@ -812,6 +813,12 @@ struct mm_exec_opts {
 	 * there: see harness/fuzz_common.c.
 	 */
 	void (*on_boot)(void *arg);
+	/*
+	 * NULL: boot the machine from the program's config. Else start from
+	 * this snapshot, and take the program's first snapshot->nr_handles
+	 * allocations as the blocks it holds (they do not run).
+	 */
+	const struct mm_snapshot *snapshot;
 };
 
 void mm_exec_opts_default(struct mm_exec_opts *o);
@@ -828,6 +835,37 @@ long mm_exec_run(struct mm_exec *ex, const struct mm_prog *p, const struct mm_ex
 /* Ops skipped because their CPU was offline or their handle not live. */
 unsigned long mm_exec_skipped(const struct mm_exec *ex);
 struct mm_sim *mm_exec_sim(struct mm_exec *ex);
+
+/* ------------------------------------------------------------------------
+ * Machine snapshots (snapshot.c): a quiesced machine's whole state, so a
+ * replay starts where the stress test's last quiesce point stood
+ * ---------------------------------------------------------------------- */
+
+struct mm_snapshot {
+	struct mm_config cfg;
+	int variant;   /* the machine's when taken; a replay may run another */
+	bool threaded; /* taken from mmfuzz stress's machine: the checker's shadows not kept */
+	/* Blocks held outside the machine: a replay adopts them as handles a0.. */
+	struct mm_handle *handles;
+	uint32_t nr_handles;
+	uint8_t *state; /* the machine's state, serialised */
+	size_t state_len, state_cap;
+};
+
+void mm_snapshot_init(struct mm_snapshot *s);
+void mm_snapshot_free(struct mm_snapshot *s);
+/* Of a quiesced sim (nothing runs on it meanwhile); reuses s's buffer. Clears the handles. */
+int mm_snapshot_take(struct mm_snapshot *s, struct mm_sim *sim);
+int mm_snapshot_set_handles(struct mm_snapshot *s, const struct mm_handle *h, uint32_t n);
+/* Rebuilds sim as s holds it, with variant's policy; 0, or -1 (invalid snapshot, no memory). */
+int mm_snapshot_restore(struct mm_sim *sim, const struct mm_snapshot *s, int variant);
+/* dst becomes a deep copy of the quiesced src (through a snapshot). */
+int mm_sim_copy(struct mm_sim *dst, struct mm_sim *src);
+/* The versioned file: a header line (layout, size, checksum), then binary. */
+int mm_snapshot_write(const struct mm_snapshot *s, FILE *f);
+/* 0, or -1 with one line in err: truncated, corrupt, another build's, not a snapshot. */
+int mm_snapshot_read(const uint8_t *data, size_t len, struct mm_snapshot *s, char *err,
+		     size_t errlen);
 
 /* ------------------------------------------------------------------------
  * Deterministic randomness for the harnesses and tests (splitmix64): the

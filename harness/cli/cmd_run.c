@@ -30,6 +30,8 @@ struct run_args {
 	bool strict_watermarks;
 	unsigned int check_every;
 	bool check_every_set;
+	/* The trace's "# snapshot: FILE", loaded (state NULL: none). */
+	struct mm_snapshot *snapshot;
 };
 
 /* Returns 0, an exit code after a message, or -1 after --help. */
@@ -168,6 +170,70 @@ static void exec_opts(const struct run_args *a, int variant, struct mm_exec_opts
 	o->strict_watermarks = a->strict_watermarks;
 	if (a->check_every_set)
 		o->check_every = a->check_every;
+	o->snapshot = a->snapshot && a->snapshot->state ? a->snapshot : NULL;
+}
+
+#define SNAPSHOT_LINE "# snapshot: "
+
+/*
+ * A stress flight recorder's trace names the machine snapshot it starts
+ * from on a "# snapshot: FILE" line, FILE beside the trace. The name's
+ * length, *name pointing at it in text; 0 when the trace names none.
+ */
+static int snapshot_name(const uint8_t *text, size_t len, const char **name)
+{
+	const char *at =
+		cli_is_text(text, len) ? strstr((const char *)text, "\n" SNAPSHOT_LINE) : NULL;
+
+	if (!at)
+		return 0;
+	*name = at + strlen("\n" SNAPSHOT_LINE);
+	return (int)strcspn(*name, " \t\r\n");
+}
+
+/*
+ * Loads the snapshot the trace names into a->snapshot, or leaves it empty
+ * for a trace without one. Returns 0 or an exit code after one line
+ * (unreadable, truncated, corrupt).
+ */
+static int load_snapshot(const struct run_args *a, const char *trace)
+{
+	size_t len, slen;
+	uint8_t *text, *data;
+	char path[4096], err[256];
+	const char *name;
+	int ret = 0, n;
+
+	mm_snapshot_free(a->snapshot);
+	text = cli_read_file(trace, &len);
+	if (!text)
+		return EXIT_USAGE;
+	if ((n = snapshot_name(text, len, &name))) {
+		const char *slash = strrchr(trace, '/');
+		int dir = slash ? (int)(slash - trace + 1) : 0;
+		snprintf(path, sizeof(path), "%.*s%.*s", name[0] == '/' ? 0 : dir, trace, n, name);
+		data = cli_read_file(path, &slen);
+		if (!data)
+			ret = EXIT_USAGE;
+		else if (mm_snapshot_read(data, slen, a->snapshot, err, sizeof(err)))
+			ret = cli_usage_error("%s: %s", path, err);
+		free(data);
+	}
+	free(text);
+	return ret;
+}
+
+/* Writes the trace's snapshot line to f (nothing for a trace without one). */
+static void copy_snapshot_line(const char *trace, FILE *f)
+{
+	size_t len;
+	uint8_t *text = cli_read_file(trace, &len);
+	const char *name;
+	int n = text ? snapshot_name(text, len, &name) : 0;
+
+	if (n)
+		fprintf(f, "%s%.*s\n", SNAPSHOT_LINE, n, name);
+	free(text);
 }
 
 /* Runs the file; fills the verdict. Returns an exit code. */
@@ -179,12 +245,16 @@ static int run_file(struct mm_exec *ex, const struct run_args *a, const char *fi
 
 	if (cli_load_prog(file, a->target, p, shape))
 		return EXIT_USAGE;
+	int ret = load_snapshot(a, file);
+	if (ret)
+		return ret;
 	exec_opts(a, variant, &o);
 	o.on_violation = collect;
 	o.arg = c;
 	long n = mm_exec_run(ex, p, &o, failed_op);
 	if (n < 0)
-		return cli_usage_error("%s: the machine cannot be built", file);
+		return cli_usage_error("%s: the machine cannot be built%s", file,
+				       o.snapshot ? " from its snapshot" : "");
 	return n ? EXIT_VIOLATION : EXIT_CLEAN;
 }
 
@@ -228,6 +298,9 @@ int cmd_run(int argc, char **argv)
 	ex = mm_exec_create();
 	if (!ex)
 		return cli_usage_error("out of memory");
+	struct mm_snapshot snap;
+	mm_snapshot_init(&snap);
+	a.snapshot = &snap;
 	mm_prog_init(&p);
 	for (int i = 0; i < a.nr_files && ret != EXIT_USAGE; i++) {
 		struct collected c = {0};
@@ -242,6 +315,7 @@ int cmd_run(int argc, char **argv)
 			ret = r;
 	}
 	mm_prog_free(&p);
+	mm_snapshot_free(&snap);
 	mm_exec_destroy(ex);
 	return ret;
 }
@@ -319,7 +393,7 @@ static int dump_run(const struct run_args *a, const struct mm_prog *p, int varia
 	return ret;
 }
 
-int cmd_repro(int argc, char **argv)
+static int repro(int argc, char **argv, struct mm_snapshot *snap)
 {
 	struct run_args a;
 	struct mm_prog p;
@@ -331,6 +405,7 @@ int cmd_repro(int argc, char **argv)
 		return ret < 0 ? EXIT_CLEAN : ret;
 	if ((ret = resolve_run(&a, &variant)))
 		return ret;
+	a.snapshot = snap;
 	struct mm_exec *ex = mm_exec_create();
 	if (!ex)
 		return cli_usage_error("out of memory");
@@ -348,6 +423,10 @@ int cmd_repro(int argc, char **argv)
 	       a.strict_watermarks ? ", strict watermarks" : "", shape ? ", machine shape of " : "",
 	       shape ? shape : "");
 	mm_print_config(stdout, &p.cfg);
+	if (snap->state)
+		printf("# from the machine snapshot the trace names; a0..a%d are the blocks it "
+		       "holds\n",
+		       (int)snap->nr_handles - 1);
 	unsigned int upto = ret == EXIT_VIOLATION && failed_op < (long)p.nr_ops
 				    ? (unsigned int)failed_op + 1
 				    : p.nr_ops;
@@ -367,8 +446,14 @@ int cmd_repro(int argc, char **argv)
 			mm_prog_free(&p);
 			return EXIT_USAGE;
 		}
+		copy_snapshot_line(a.file, f);
 		mm_print_prog(f, &p);
 		fclose(f);
+		if (snap->state)
+			printf("it starts from the machine snapshot %s names: keep that file "
+			       "beside "
+			       "%s\n",
+			       a.file, a.out);
 		printf("full trace written to %s (rerun: mmfuzz run%s%s%s%s %s)\n", a.out,
 		       variant >= 0 ? " --variant " : "", variant >= 0 ? variant_name(variant) : "",
 		       mm_policy_plugin_path() ? " --policy " : "",
@@ -389,6 +474,16 @@ int cmd_repro(int argc, char **argv)
 		printf("did not reproduce: %u ops ran clean with variant %s (exit 0)\n", p.nr_ops,
 		       variant_name(variant));
 	mm_prog_free(&p);
+	return ret;
+}
+
+int cmd_repro(int argc, char **argv)
+{
+	struct mm_snapshot snap;
+
+	mm_snapshot_init(&snap);
+	int ret = repro(argc, argv, &snap);
+	mm_snapshot_free(&snap);
 	return ret;
 }
 
@@ -414,6 +509,19 @@ int cmd_minimize(int argc, char **argv)
 	mm_prog_init(&p);
 	if (cli_load_prog(a.file, a.target, &p, NULL)) {
 		ret = EXIT_USAGE;
+		goto out;
+	}
+	/* Dropping ops would shift which allocations the snapshot's blocks are. */
+	size_t len;
+	uint8_t *text = cli_read_file(a.file, &len);
+	const char *name;
+	bool from_snapshot = text && snapshot_name(text, len, &name);
+	free(text);
+	if (from_snapshot) {
+		ret = cli_usage_error("minimize: %s starts from a machine snapshot; minimize takes "
+				      "only traces that boot from their config (run and repro take "
+				      "both)",
+				      a.file);
 		goto out;
 	}
 	exec_opts(&a, variant, &o);

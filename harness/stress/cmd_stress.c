@@ -556,7 +556,10 @@ static void quiesce(struct stress_run *run, double end, unsigned long *passed)
 	pthread_mutex_unlock(&run->q_lock);
 
 	if (all) {
-		*passed += check_quiesced(run, false);
+		bool ok = check_quiesced(run, false);
+		*passed += ok;
+		if (ok)
+			stress_record_quiesced(run);
 		atomic_fetch_add_explicit(&run->quiesce_checks, 1, memory_order_relaxed);
 	}
 
@@ -672,12 +675,14 @@ static void summary(struct stress_run *run, const struct stress_result *res)
 		printf("; no final check (stopped at a violation)\n");
 	else
 		printf("; final check %s\n", res->final_passed ? "passed" : "FAILED");
+	stress_record_summary(run);
 	printf("violations: %lu\n", violations(run));
 	fflush(stdout);
 }
 
 static void run_destroy(struct stress_run *run)
 {
+	stress_record_destroy(run);
 	stress_threads_destroy(run);
 	stress_counters_destroy(run);
 	stress_lru_destroy(run);
@@ -768,6 +773,7 @@ static int run_stress(const struct stress_opts *o, struct stress_result *res)
 		return cli_usage_error("stress: %s", err);
 	}
 
+	stress_record_quiesced(run); /* the window starts with the run */
 	start_threads(run);
 	monitor(run, res);
 	for (unsigned int i = 0; i < run->nr_threads; i++)

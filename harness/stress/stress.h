@@ -34,6 +34,7 @@
 #define STRESS_INBOX	    128u   /* blocks waiting to be freed by another CPU */
 #define STRESS_MAX_THREADS  (MM_MAX_CPUS + 8)
 #define STRESS_OFFLINED_MAX 4u /* ranges the isolation service keeps offline at once */
+#define STRESS_LOG_MAX	    (UINT32_C(1) << 22) /* ops all threads log between quiesce points */
 
 /* ------------------------------------------------------------------------
  * The workload mix: one entry per mechanism
@@ -41,6 +42,7 @@
 
 struct stress_thread;
 struct stress_run;
+struct stress_logged; /* stress_record.c */
 
 /* A block a thread holds: what freeing it needs, and the flight recorder's name for it. */
 struct stress_block {
@@ -178,6 +180,11 @@ struct stress_thread {
 	atomic_ullong nr_rec;
 	bool placed; /* allocated with numa_alloc_onnode */
 
+	/* Every op since the last quiesce point (the snapshot's window); only the owner appends. */
+	struct stress_logged *log;
+	size_t nr_log, cap_log;
+	bool log_lost; /* the window outgrew STRESS_LOG_MAX: no snapshot replay for it */
+
 	/* A worker holds it while its op runs; the hotplug service, to take its CPU offline. */
 	pthread_mutex_t cpu_lock;
 };
@@ -267,6 +274,9 @@ struct stress_run {
 		uint64_t start, pages;
 	} offlined[STRESS_OFFLINED_MAX]; /* the isolation service's offline ranges */
 	unsigned int nr_offlined;
+
+	/* stress_record.c: the machine at the last quiesce point, and what the threads held */
+	struct stress_snap *snap;
 };
 
 /* stress_thread.c */
@@ -348,6 +358,15 @@ void stress_record(struct stress_thread *t, uint64_t seq, const struct mm_op *op
 		   uint64_t alloc_seq);
 /* Writes the merged flight recorder as a trace, replays it; prints what happened. */
 void stress_write_trace(struct stress_run *run);
+/*
+ * At the start and after each quiesce point whose checks passed: the
+ * machine's snapshot and the blocks the threads hold; the window starts
+ * again. 0, or -1 when out of memory (replays then boot from the config).
+ */
+int stress_record_quiesced(struct stress_run *run);
+/* One line: the snapshots taken, the longest, their size. */
+void stress_record_summary(const struct stress_run *run);
+void stress_record_destroy(struct stress_run *run);
 int stress_watchdog_start(struct stress_run *run);
 void stress_watchdog_stop(struct stress_run *run);
 
