@@ -101,7 +101,8 @@ static int fragmentation_index(const struct zone *zone, unsigned int order)
 	unsigned long total = 0, suitable = 0, pages = 0;
 
 	for (unsigned int o = 0; o <= zone->sim->max_order; o++) {
-		unsigned long blocks = zone->free_area[o].nr_free;
+		unsigned long blocks = READ_ONCE(
+			zone->free_area[o].nr_free); /* no lock, as fill_contig_page_info() */
 		total += blocks;
 		pages += blocks << o;
 		if (o >= order)
