@@ -167,13 +167,24 @@ static int __compact_finished(struct compact_control *cc)
 	/* Always finish a pageblock: fewer fallbacks later. */
 	if (!pageblock_aligned(zone->sim, cc->migrate_pfn))
 		return MM_COMPACT_CONTINUE;
-	for (unsigned int order = (unsigned int)cc->order; order <= zone->sim->max_order; order++) {
+	/*
+	 * The kernel looks at the lists without zone->lock (list_empty()); the
+	 * model's list heads are plain fields, so under threads it takes the lock.
+	 */
+	bool locked = !zone->sim->serial, found = false;
+	if (locked)
+		zone_lock(zone);
+	for (unsigned int order = (unsigned int)cc->order; order <= zone->sim->max_order && !found;
+	     order++) {
 		bool can_steal;
-		if (!free_area_empty(&zone->free_area[order], cc->migratetype))
-			return MM_COMPACT_SUCCESS;
-		if (find_suitable_fallback(zone, order, cc->migratetype, true, &can_steal) != -1)
-			return MM_COMPACT_SUCCESS;
+		found = !free_area_empty(&zone->free_area[order], cc->migratetype) ||
+			find_suitable_fallback(zone, order, cc->migratetype, true, &can_steal) !=
+				-1;
 	}
+	if (locked)
+		zone_unlock(zone);
+	if (found)
+		return MM_COMPACT_SUCCESS;
 	return cc->contended ? MM_COMPACT_CONTENDED : MM_COMPACT_CONTINUE;
 }
 

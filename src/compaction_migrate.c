@@ -414,6 +414,12 @@ isolate_migrate_t isolate_migratepages(struct compact_control *cc)
 		    !isolation_suitable(cc, low_pfn))
 			continue;
 		if (!suitable_migration_source(cc, block_start_pfn)) {
+			/*
+			 * Under threads another CPU may have retyped or taken the
+			 * block since fast_find chose it: the checker cannot judge.
+			 */
+			if (fast_find_block && !sim->serial)
+				cc->fast_found_pfn = COMPACT_NO_PFN;
 			update_cached_migrate(cc, block_end_pfn);
 			continue;
 		}
