@@ -377,7 +377,7 @@ uint64_t release_freepages(struct compact_control *cc)
 		uint64_t pfn = cc->freepages[--cc->nr_freepages];
 		struct page *page = pfn_to_page(sim, pfn);
 		WRITE_ONCE(page->state, PG_FREE_TAIL);
-		page->order = 0;
+		WRITE_ONCE(page->order, 0); /* lockless scanners read it */
 		zone->nr_isolated_free--;
 		__free_one_page(zone, pfn, 0, get_pfnblock_migratetype(sim, pfn), FPI_NONE);
 		if (pfn > high)

@@ -102,21 +102,30 @@ static struct compact_state *compact_state_thread(struct mm_sim *sim)
 	static _Thread_local uint64_t mine_cookie;
 	struct compact_state *cs;
 	size_t nr_blocks = (size_t)(sim->max_pfn >> sim->pageblock_order) + 1;
+	/*
+	 * A round isolates sources from one pageblock at most, and the free
+	 * scanners stop once the targets cover them, having taken one free
+	 * block (of max_order at most) too many: the lists never hold more
+	 * than a pageblock plus a max_order block. Twice that, not max_pfn:
+	 * a big machine has up to 1024 threads that compact.
+	 */
+	size_t n = 2 * (((size_t)1 << sim->pageblock_order) + ((size_t)1 << sim->max_order));
 
 	if (mine && mine_cookie == sim->compact->cookie)
 		return mine;
+	if (n > sim->max_pfn)
+		n = sim->max_pfn;
 	cs = calloc(1, sizeof(*cs));
 	if (!cs)
 		return NULL;
-	if (grow(&cs->freepages, sim->max_pfn, sizeof(uint32_t)) ||
-	    grow(&cs->migratepages, sim->max_pfn, sizeof(uint32_t)) ||
-	    grow(&cs->mig_owner, sim->max_pfn, sizeof(uint32_t)) ||
-	    grow(&cs->mig_gen, sim->max_pfn, sizeof(uint32_t)) || grow(&cs->visits, nr_blocks, 1) ||
-	    grow(&cs->scanned_by, nr_blocks, 1)) {
+	if (grow(&cs->freepages, n, sizeof(uint32_t)) ||
+	    grow(&cs->migratepages, n, sizeof(uint32_t)) ||
+	    grow(&cs->mig_owner, n, sizeof(uint32_t)) || grow(&cs->mig_gen, n, sizeof(uint32_t)) ||
+	    grow(&cs->visits, nr_blocks, 1) || grow(&cs->scanned_by, nr_blocks, 1)) {
 		compact_state_free(cs);
 		return NULL;
 	}
-	cs->pfn_cap = sim->max_pfn;
+	cs->pfn_cap = n;
 	cs->block_cap = nr_blocks;
 	cs->next_thread = atomic_load(&sim->compact_threads);
 	while (!atomic_compare_exchange_weak(&sim->compact_threads, &cs->next_thread, cs))
