@@ -101,8 +101,8 @@ static int fragmentation_index(const struct zone *zone, unsigned int order)
 	unsigned long total = 0, suitable = 0, pages = 0;
 
 	for (unsigned int o = 0; o <= zone->sim->max_order; o++) {
-		unsigned long blocks = READ_ONCE(
-			zone->free_area[o].nr_free); /* no lock, as fill_contig_page_info() */
+		/* no lock, as fill_contig_page_info() */
+		unsigned long blocks = READ_ONCE(zone->free_area[o].nr_free);
 		total += blocks;
 		pages += blocks << o;
 		if (o >= order)
@@ -297,6 +297,9 @@ static int __compact_zone(struct compact_control *cc)
 		__reset_isolation_suitable(zone);
 	if (flush_due)
 		compact_check_flushed(zone);
+	/* the checker's, under threads: resets from here on may let the pass re-enter blocks */
+	if (!sim->serial)
+		cc->resets_at_start = atomic_load(&zone->compact_resets);
 	compact_zone_start(cc);
 	update_cached = cc->mode == MM_MIGRATE_ASYNC &&
 			READ_ONCE(zone->compact_cached_migrate_pfn[0]) ==
@@ -341,7 +344,6 @@ int compact_zone(struct compact_control *cc)
 		return __compact_zone(cc);
 	atomic_fetch_add(&zone->compact_pass_starts, 1);
 	atomic_fetch_add(&zone->compact_in_flight, 1);
-	cc->resets_at_start = atomic_load(&zone->compact_resets);
 	ret = __compact_zone(cc);
 	atomic_fetch_sub(&zone->compact_in_flight, 1);
 	return ret;

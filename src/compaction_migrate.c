@@ -211,8 +211,7 @@ static int isolate_migratepages_block(struct compact_control *cc, uint64_t low_p
 		}
 		past_test++;
 		page = pfn_to_page(sim, low_pfn);
-		/* Without zone->lock (the kernel's buddy_order_unsafe()): a racing order is a hint.
-		 */
+		/* No zone->lock here (buddy_order_unsafe()): a racing order is a hint. */
 		uint8_t state = READ_ONCE(page->state), order = READ_ONCE(page->order);
 		if (state == PG_BUDDY) {
 			if (order > 0 && order <= sim->max_order) {
