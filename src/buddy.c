@@ -53,8 +53,9 @@ static void clear_apart(struct mm_sim *sim, uint64_t pfn, unsigned int order)
 		return;
 	for (uint64_t b = 0; b < UINT64_C(1) << (order - sim->pageblock_order); b++) {
 		uint8_t *f = &sim->pageblock_flags[(pfn >> sim->pageblock_order) + b];
-		if (*f & PB_APART)
-			WRITE_ONCE(*f, (uint8_t)(*f & ~PB_APART));
+		/* atomic: compaction sets the skip bit of this byte without zone->lock */
+		if (READ_ONCE(*f) & PB_APART)
+			__atomic_fetch_and(f, (uint8_t)~PB_APART, __ATOMIC_RELAXED);
 	}
 }
 
@@ -90,7 +91,7 @@ void move_free_block_apart(struct zone *zone, uint64_t pfn, unsigned int order, 
 	change_pageblock_range(sim, pfn, order, new_mt);
 	for (uint64_t b = 0; b < UINT64_C(1) << (order - sim->pageblock_order); b++) {
 		uint8_t *f = &sim->pageblock_flags[(pfn >> sim->pageblock_order) + b];
-		WRITE_ONCE(*f, (uint8_t)(*f | PB_APART));
+		__atomic_fetch_or(f, (uint8_t)PB_APART, __ATOMIC_RELAXED);
 	}
 }
 
@@ -768,8 +769,8 @@ static inline bool mergeable_buddy(struct zone *zone, uint64_t pfn, unsigned int
 		if (mt != bmt && (!migratetype_is_mergeable(mt) || !migratetype_is_mergeable(bmt)))
 			return false;
 		/* Left apart by an unreserve (PB_APART): the kernel merges them at a later free. */
-		if ((sim->pageblock_flags[pfn >> sim->pageblock_order] |
-		     sim->pageblock_flags[buddy_pfn >> sim->pageblock_order]) &
+		if ((READ_ONCE(sim->pageblock_flags[pfn >> sim->pageblock_order]) |
+		     READ_ONCE(sim->pageblock_flags[buddy_pfn >> sim->pageblock_order])) &
 		    PB_APART)
 			return false;
 	}

@@ -527,7 +527,7 @@ MM_SCAN static unsigned long check_highatomic(struct mm_sim *sim)
 		for (uint64_t pfn = pageblock_start_pfn(sim, z->zone_start_pfn);
 		     pfn < zone_end_pfn(z); pfn += nr_pb)
 			if (pfn >= z->zone_start_pfn &&
-			    (sim->pageblock_flags[pfn >> sim->pageblock_order] &
+			    (READ_ONCE(sim->pageblock_flags[pfn >> sim->pageblock_order]) &
 			     PB_MIGRATETYPE_MASK) == MIGRATE_HIGHATOMIC)
 				blocks++;
 		/* reserved while below the cap, a pageblock at a time: at most the cap rounded up

@@ -19,16 +19,20 @@
  * are skipped like THP); migrated-from pages go straight back to the buddy
  * (the kernel frees them to the pcp lists and flushes those when the
  * scanner leaves the cc->order block); no capture_control; no proactive
- * compaction; compaction needs a serial run (the executor), so under real
- * threads the compaction ops are skipped.
+ * compaction. Under threads (a stress run) compaction migrates only the
+ * blocks the run lends it (mm_set_migrate_src()); each thread has its own
+ * compact_control lists, and the zone's cached pfns and deferral fields are
+ * read and written once each, without a lock, as the kernel does.
  */
 #include "internal.h"
 
 #include <string.h>
 
-bool compaction_possible(const struct mm_sim *sim)
+bool compaction_possible(struct mm_sim *sim)
 {
-	return sim->serial && sim->compact;
+	if (!sim->compact)
+		return false;
+	return sim->serial || (sim->migrate_src.isolate && compact_state_current(sim));
 }
 
 /* ------------------------------------------------------------------------
@@ -37,25 +41,28 @@ bool compaction_possible(const struct mm_sim *sim)
 
 void defer_compaction(struct zone *zone, int order)
 {
-	zone->compact_considered = 0;
-	zone->compact_defer_shift++;
-	if (order < zone->compact_order_failed)
-		zone->compact_order_failed = order;
-	if (zone->compact_defer_shift > COMPACT_MAX_DEFER_SHIFT)
-		zone->compact_defer_shift = COMPACT_MAX_DEFER_SHIFT;
+	unsigned int shift = READ_ONCE(zone->compact_defer_shift) + 1;
+
+	WRITE_ONCE(zone->compact_considered, 0);
+	if (order < READ_ONCE(zone->compact_order_failed))
+		WRITE_ONCE(zone->compact_order_failed, order);
+	WRITE_ONCE(zone->compact_defer_shift,
+		   shift > COMPACT_MAX_DEFER_SHIFT ? COMPACT_MAX_DEFER_SHIFT : shift);
 }
 
 /* Returns true if compaction should be skipped this time. */
 bool compaction_deferred(struct zone *zone, int order)
 {
-	unsigned int defer_limit = 1u << zone->compact_defer_shift;
+	unsigned int defer_limit = 1u << READ_ONCE(zone->compact_defer_shift);
+	unsigned int considered = READ_ONCE(zone->compact_considered) + 1;
 
-	if (order < zone->compact_order_failed)
+	if (order < READ_ONCE(zone->compact_order_failed))
 		return false;
-	if (++zone->compact_considered >= defer_limit) {
-		zone->compact_considered = defer_limit;
+	if (considered >= defer_limit) {
+		WRITE_ONCE(zone->compact_considered, defer_limit);
 		return false;
 	}
+	WRITE_ONCE(zone->compact_considered, considered);
 	return true;
 }
 
@@ -63,20 +70,22 @@ bool compaction_deferred(struct zone *zone, int order)
 void compaction_defer_reset(struct zone *zone, int order, bool alloc_success)
 {
 	if (alloc_success) {
-		zone->compact_considered = 0;
-		zone->compact_defer_shift = 0;
+		WRITE_ONCE(zone->compact_considered, 0);
+		WRITE_ONCE(zone->compact_defer_shift, 0);
 	}
-	if (order >= zone->compact_order_failed)
-		zone->compact_order_failed = order + 1;
+	if (order >= READ_ONCE(zone->compact_order_failed))
+		WRITE_ONCE(zone->compact_order_failed, order + 1);
 }
 
 /* Returns true if restarting compaction after many failures. */
 bool compaction_restarting(struct zone *zone, int order)
 {
-	if (order < zone->compact_order_failed)
+	unsigned int shift = READ_ONCE(zone->compact_defer_shift);
+
+	if (order < READ_ONCE(zone->compact_order_failed))
 		return false;
-	return zone->compact_defer_shift == COMPACT_MAX_DEFER_SHIFT &&
-	       zone->compact_considered >= 1u << zone->compact_defer_shift;
+	return shift == COMPACT_MAX_DEFER_SHIFT &&
+	       READ_ONCE(zone->compact_considered) >= 1u << shift;
 }
 
 /* ------------------------------------------------------------------------
@@ -92,7 +101,8 @@ static int fragmentation_index(const struct zone *zone, unsigned int order)
 	unsigned long total = 0, suitable = 0, pages = 0;
 
 	for (unsigned int o = 0; o <= zone->sim->max_order; o++) {
-		unsigned long blocks = zone->free_area[o].nr_free;
+		/* no lock, as fill_contig_page_info() */
+		unsigned long blocks = READ_ONCE(zone->free_area[o].nr_free);
 		total += blocks;
 		pages += blocks << o;
 		if (o >= order)
@@ -146,23 +156,35 @@ static int __compact_finished(struct compact_control *cc)
 	struct zone *zone = cc->zone;
 
 	if (compact_scanners_met(cc)) {
+		unsigned int quiet = compact_quiet_begin(zone); /* the checker's */
 		reset_cached_positions(zone);
 		/* kswapd clears the skip bits when it sleeps: only a direct request asks. */
 		if (cc->direct_compaction)
-			zone->compact_blockskip_flush = true;
-		compact_check_scanners_met(cc);
+			WRITE_ONCE(zone->compact_blockskip_flush, true);
+		compact_check_scanners_met(cc, quiet);
 		return cc->whole_zone ? MM_COMPACT_COMPLETE : MM_COMPACT_PARTIAL_SKIPPED;
 	}
 	/* Always finish a pageblock: fewer fallbacks later. */
 	if (!pageblock_aligned(zone->sim, cc->migrate_pfn))
 		return MM_COMPACT_CONTINUE;
-	for (unsigned int order = (unsigned int)cc->order; order <= zone->sim->max_order; order++) {
+	/*
+	 * The kernel looks at the lists without zone->lock (list_empty()); the
+	 * model's list heads are plain fields, so under threads it takes the lock.
+	 */
+	bool locked = !zone->sim->serial, found = false;
+	if (locked)
+		zone_lock(zone);
+	for (unsigned int order = (unsigned int)cc->order; order <= zone->sim->max_order && !found;
+	     order++) {
 		bool can_steal;
-		if (!free_area_empty(&zone->free_area[order], cc->migratetype))
-			return MM_COMPACT_SUCCESS;
-		if (find_suitable_fallback(zone, order, cc->migratetype, true, &can_steal) != -1)
-			return MM_COMPACT_SUCCESS;
+		found = !free_area_empty(&zone->free_area[order], cc->migratetype) ||
+			find_suitable_fallback(zone, order, cc->migratetype, true, &can_steal) !=
+				-1;
 	}
+	if (locked)
+		zone_unlock(zone);
+	if (found)
+		return MM_COMPACT_SUCCESS;
 	return cc->contended ? MM_COMPACT_CONTENDED : MM_COMPACT_CONTINUE;
 }
 
@@ -179,18 +201,18 @@ static void compact_zone_start(struct compact_control *cc)
 		cc->free_pfn = pageblock_start_pfn(zone->sim, end_pfn - 1);
 		return;
 	}
-	cc->migrate_pfn = zone->compact_cached_migrate_pfn[sync];
-	cc->free_pfn = zone->compact_cached_free_pfn;
+	cc->migrate_pfn = READ_ONCE(zone->compact_cached_migrate_pfn[sync]);
+	cc->free_pfn = READ_ONCE(zone->compact_cached_free_pfn);
 	if (cc->free_pfn < start_pfn || cc->free_pfn >= end_pfn) {
 		cc->free_pfn = pageblock_start_pfn(zone->sim, end_pfn - 1);
-		zone->compact_cached_free_pfn = cc->free_pfn;
+		WRITE_ONCE(zone->compact_cached_free_pfn, cc->free_pfn);
 	}
 	if (cc->migrate_pfn < start_pfn || cc->migrate_pfn >= end_pfn) {
 		cc->migrate_pfn = start_pfn;
-		zone->compact_cached_migrate_pfn[0] = cc->migrate_pfn;
-		zone->compact_cached_migrate_pfn[1] = cc->migrate_pfn;
+		WRITE_ONCE(zone->compact_cached_migrate_pfn[0], cc->migrate_pfn);
+		WRITE_ONCE(zone->compact_cached_migrate_pfn[1], cc->migrate_pfn);
 	}
-	if (cc->migrate_pfn <= zone->compact_init_migrate_pfn)
+	if (cc->migrate_pfn <= READ_ONCE(zone->compact_init_migrate_pfn))
 		cc->whole_zone = true;
 }
 
@@ -213,11 +235,12 @@ static int compact_zone_round(struct compact_control *cc, uint64_t *last_migrate
 rescan:
 	switch (isolate_migratepages(cc)) {
 	case ISOLATE_ABORT:
-		cc->nr_migratepages = 0;
+		putback_movable_pages(cc);
 		return MM_COMPACT_CONTENDED;
 	case ISOLATE_NONE:
 		if (*update_cached)
-			zone->compact_cached_migrate_pfn[1] = zone->compact_cached_migrate_pfn[0];
+			WRITE_ONCE(zone->compact_cached_migrate_pfn[1],
+				   READ_ONCE(zone->compact_cached_migrate_pfn[0]));
 		return MM_COMPACT_CONTINUE;
 	case ISOLATE_SUCCESS:
 		*update_cached = false;
@@ -248,11 +271,11 @@ rescan:
 }
 
 /* models compact_zone() */
-int compact_zone(struct compact_control *cc)
+static int __compact_zone(struct compact_control *cc)
 {
 	struct zone *zone = cc->zone;
 	struct mm_sim *sim = zone->sim;
-	struct compact_state *cs = sim->compact;
+	struct compact_state *cs = cc->cs;
 	uint64_t last_migrated_pfn = 0;
 	bool update_cached;
 	int ret;
@@ -274,9 +297,13 @@ int compact_zone(struct compact_control *cc)
 		__reset_isolation_suitable(zone);
 	if (flush_due)
 		compact_check_flushed(zone);
+	/* the checker's, under threads: resets from here on may let the pass re-enter blocks */
+	if (!sim->serial)
+		cc->resets_at_start = atomic_load(&zone->compact_resets);
 	compact_zone_start(cc);
 	update_cached = cc->mode == MM_MIGRATE_ASYNC &&
-			zone->compact_cached_migrate_pfn[0] == zone->compact_cached_migrate_pfn[1];
+			READ_ONCE(zone->compact_cached_migrate_pfn[0]) ==
+				READ_ONCE(zone->compact_cached_migrate_pfn[1]);
 	compact_check_pass_begin(cc);
 	while ((ret = __compact_finished(cc)) == MM_COMPACT_CONTINUE) {
 		ret = compact_zone_round(cc, &last_migrated_pfn, &update_cached);
@@ -293,12 +320,32 @@ int compact_zone(struct compact_control *cc)
 	if (cc->nr_freepages) {
 		/* The cached free pfn only goes back, to the first block of a returned page. */
 		uint64_t free_pfn = pageblock_start_pfn(sim, release_freepages(cc));
-		if (free_pfn > zone->compact_cached_free_pfn)
-			zone->compact_cached_free_pfn = free_pfn;
+		if (free_pfn > READ_ONCE(zone->compact_cached_free_pfn))
+			WRITE_ONCE(zone->compact_cached_free_pfn, free_pfn);
 	}
 	cs->stats.compact_migrate_scanned += cc->total_migrate_scanned;
 	cs->stats.compact_free_scanned += cc->total_free_scanned;
 	compact_check_result(cc, ret);
+	return ret;
+}
+
+/*
+ * A pass with its thread's lists. Under threads the checker counts the
+ * passes in flight on the zone, and the resets, to know which checks it
+ * can judge (compaction_check.c).
+ */
+int compact_zone(struct compact_control *cc)
+{
+	struct zone *zone = cc->zone;
+	int ret;
+
+	cc->cs = compact_state_current(zone->sim);
+	if (zone->sim->serial)
+		return __compact_zone(cc);
+	atomic_fetch_add(&zone->compact_pass_starts, 1);
+	atomic_fetch_add(&zone->compact_in_flight, 1);
+	ret = __compact_zone(cc);
+	atomic_fetch_sub(&zone->compact_in_flight, 1);
 	return ret;
 }
 
@@ -475,7 +522,7 @@ void compaction_direct_outcome(struct mm_sim *sim, struct zone *zone, unsigned i
 		st->compact_fail++;
 		return;
 	}
-	zone->compact_blockskip_flush = false;
+	WRITE_ONCE(zone->compact_blockskip_flush, false);
 	compaction_defer_reset(zone, (int)order, true);
 	st->compact_success++;
 }

@@ -14,9 +14,19 @@
  *   (and INV-COMPACT-RESCAN again when a pass runs far more rounds than its zone needs)
  *
  * INV-COMPACT-SKIP-HINT, which reruns a pass, is in compaction_shadow.c.
+ *
+ * Under threads (docs/compaction.md, "Under threads") the per-pass state
+ * is the pass's thread's (cc->cs), and a check that other CPUs can make
+ * wrong judges only what they cannot have touched: RESCAN when no reset
+ * ran during the pass (zone->compact_resets), FASTFIND-UNSCANNED when no
+ * other thread set a skip bit since fast_find returned the block
+ * (sim->compact_skip_sets minus this thread's own), DEFER only its
+ * absolute bounds (the kernel's lockless updates may leave considered
+ * above 1 << shift for a while).
  */
 #include "internal.h"
 
+#include <limits.h>
 #include <string.h>
 
 /*
@@ -41,7 +51,7 @@ static size_t block_index(const struct zone *zone, uint64_t pfn)
 void compact_check_pass_begin(struct compact_control *cc)
 {
 	struct zone *zone = cc->zone;
-	struct compact_state *cs = zone->sim->compact;
+	struct compact_state *cs = cc_state(cc);
 	size_t first = block_index(zone, zone->zone_start_pfn);
 	size_t n = block_index(zone, zone_end_pfn(zone) - 1) - first + 1;
 
@@ -54,7 +64,7 @@ void compact_check_pass_begin(struct compact_control *cc)
 
 static void report_overlap(struct compact_control *cc, uint64_t pfn, const char *scanner)
 {
-	if (cc->zone->sim->compact->in_shadow)
+	if (cc_state(cc)->in_shadow)
 		return;
 	zone_report(cc->zone, "INV-COMPACT-SCANNER-OVERLAP",
 		    (long long)pageblock_start_pfn(cc->zone->sim, pfn), 0, 1,
@@ -63,10 +73,17 @@ static void report_overlap(struct compact_control *cc, uint64_t pfn, const char 
 		    scanner, (unsigned long long)cc->migrate_pfn, (unsigned long long)cc->free_pfn);
 }
 
+/* Under threads: a reset ran since the pass began, so the pass may legitimately re-enter blocks. */
+static bool reset_raced(const struct compact_control *cc)
+{
+	return !cc->zone->sim->serial &&
+	       atomic_load(&cc->zone->compact_resets) != cc->resets_at_start;
+}
+
 bool compact_check_migrate_visit(struct compact_control *cc, uint64_t pfn)
 {
 	struct zone *zone = cc->zone;
-	struct compact_state *cs = zone->sim->compact;
+	struct compact_state *cs = cc_state(cc);
 	size_t b = block_index(zone, pfn);
 
 	if (cs->scanned_by[b] & SCANNED_FREE)
@@ -78,8 +95,8 @@ bool compact_check_migrate_visit(struct compact_control *cc, uint64_t pfn)
 		cs->stats.compact_block_rescans++;
 	if (++cs->visits[b] <= COMPACT_MAX_BLOCK_ENTRIES)
 		return true;
-	if (cs->in_shadow)
-		return false; /* blind to the bits, the shadow may reselect: it just stops */
+	if (cs->in_shadow || reset_raced(cc))
+		return false; /* blind to the bits, or bits cleared meanwhile: it just stops */
 	zone_report(zone, "INV-COMPACT-RESCAN", (long long)pageblock_start_pfn(zone->sim, pfn),
 		    COMPACT_MAX_BLOCK_ENTRIES, cs->visits[b],
 		    "the migration scanner entered this pageblock %u times in one pass (order %d, "
@@ -121,7 +138,7 @@ static unsigned long compact_round_min_advance(const struct compact_control *cc)
 bool compact_check_round(struct compact_control *cc)
 {
 	struct zone *zone = cc->zone;
-	struct compact_state *cs = zone->sim->compact;
+	struct compact_state *cs = cc_state(cc);
 	unsigned long blocks = (unsigned long)(block_index(zone, zone_end_pfn(zone) - 1) -
 					       block_index(zone, zone->zone_start_pfn) + 1);
 	unsigned long limit =
@@ -130,7 +147,7 @@ bool compact_check_round(struct compact_control *cc)
 
 	if (++cs->pass_iterations <= limit)
 		return true;
-	if (!cs->in_shadow)
+	if (!cs->in_shadow && !reset_raced(cc))
 		zone_report(zone, "INV-COMPACT-RESCAN", -1, (long long)limit, cs->pass_iterations,
 			    "a pass ran %u rounds without the scanners meeting (order %d)",
 			    cs->pass_iterations, cc->order);
@@ -139,7 +156,7 @@ bool compact_check_round(struct compact_control *cc)
 
 void compact_check_free_visit(struct compact_control *cc, uint64_t pfn)
 {
-	struct compact_state *cs = cc->zone->sim->compact;
+	struct compact_state *cs = cc_state(cc);
 	size_t b = block_index(cc->zone, pfn);
 
 	if (cs->scanned_by[b] & SCANNED_MIGRATE)
@@ -147,11 +164,40 @@ void compact_check_free_visit(struct compact_control *cc, uint64_t pfn)
 	cs->scanned_by[b] |= SCANNED_FREE;
 }
 
+/* Under threads: when fast_find_migrateblock() returns a block, what skip bits were set so far. */
+void compact_check_fast_returned(struct compact_control *cc)
+{
+	struct mm_sim *sim = cc->zone->sim;
+
+	if (sim->serial)
+		return;
+	cc->skip_sets_at_find = atomic_load(&sim->compact_skip_sets);
+	cc->own_sets_at_find = compact_own_skip_sets;
+}
+
+/*
+ * Under threads: another pass set a skip bit since fast_find returned the
+ * block, perhaps the block's own, which then rightly turns the scanner
+ * away (the kernel has the same harmless race). Only this pass's own
+ * marking is the bug: with no other set, the block's bit is this pass's.
+ */
+static bool others_set_skip_bits(const struct compact_control *cc)
+{
+	const struct mm_sim *sim = cc->zone->sim;
+	unsigned long all, own;
+
+	if (sim->serial)
+		return false;
+	all = atomic_load(&((struct mm_sim *)sim)->compact_skip_sets) - cc->skip_sets_at_find;
+	own = compact_own_skip_sets - cc->own_sets_at_find;
+	return all != own;
+}
+
 void compact_check_fast_found(struct compact_control *cc, uint64_t block_pfn,
 			      unsigned long scanned_past_test)
 {
 	cc->fast_found_pfn = UINT64_MAX;
-	if (scanned_past_test || cc->zone->sim->compact->in_shadow)
+	if (scanned_past_test || cc_state(cc)->in_shadow || others_set_skip_bits(cc))
 		return;
 	zone_report(cc->zone, "INV-COMPACT-FASTFIND-UNSCANNED", (long long)block_pfn, 1, 0,
 		    "fast_find_migrateblock() returned this pageblock but no pfn of it was scanned "
@@ -159,36 +205,68 @@ void compact_check_fast_found(struct compact_control *cc, uint64_t block_pfn,
 		    get_pageblock_skip(cc->zone->sim, block_pfn));
 }
 
+/*
+ * Serial: considered within 1 << shift. Under threads only the absolute
+ * bounds: compaction_deferred() may store a limit computed from a shift
+ * that compaction_defer_reset() just lowered (the kernel's race too; the
+ * next call clamps it again), but no store exceeds 1 << the maximum shift.
+ */
 void compact_check_defer(struct zone *zone)
 {
-	unsigned int limit = 1u << (zone->compact_defer_shift <= COMPACT_MAX_DEFER_SHIFT
-					    ? zone->compact_defer_shift
+	unsigned int shift = READ_ONCE(zone->compact_defer_shift);
+	unsigned int considered = READ_ONCE(zone->compact_considered);
+	int failed = READ_ONCE(zone->compact_order_failed);
+	unsigned int limit = 1u << (zone->sim->serial && shift <= COMPACT_MAX_DEFER_SHIFT
+					    ? shift
 					    : COMPACT_MAX_DEFER_SHIFT);
 
-	if (zone->compact_defer_shift > COMPACT_MAX_DEFER_SHIFT)
-		zone_report(zone, "INV-COMPACT-DEFER", -1, COMPACT_MAX_DEFER_SHIFT,
-			    zone->compact_defer_shift, "compact_defer_shift above the maximum");
-	if (zone->compact_considered > limit)
-		zone_report(zone, "INV-COMPACT-DEFER", -1, limit, zone->compact_considered,
-			    "compact_considered above 1 << compact_defer_shift");
-	if (zone->compact_order_failed < 0 ||
-	    zone->compact_order_failed > (int)zone->sim->max_order + 1)
-		zone_report(zone, "INV-COMPACT-DEFER", -1, zone->sim->max_order + 1,
-			    zone->compact_order_failed,
+	if (shift > COMPACT_MAX_DEFER_SHIFT)
+		zone_report(zone, "INV-COMPACT-DEFER", -1, COMPACT_MAX_DEFER_SHIFT, shift,
+			    "compact_defer_shift above the maximum");
+	if (considered > limit)
+		zone_report(zone, "INV-COMPACT-DEFER", -1, limit, considered,
+			    zone->sim->serial ? "compact_considered above 1 << compact_defer_shift"
+					      : "compact_considered above 1 << the maximum shift");
+	if (failed < 0 || failed > (int)zone->sim->max_order + 1)
+		zone_report(zone, "INV-COMPACT-DEFER", -1, zone->sim->max_order + 1, failed,
 			    "compact_order_failed out of 0..max_order+1");
 }
 
-void compact_check_migrated(struct mm_sim *sim, const struct mm_handle *h, uint64_t dst,
-			    uint32_t owner)
+/*
+ * The page at dst holds what the source held: owner and gen as the
+ * handle (serial) or the LRU's record (threads, handle_pfn -1) say, and
+ * the handle, if any, now names dst.
+ */
+void compact_check_migrated(struct mm_sim *sim, uint64_t dst, long long handle_pfn, uint32_t owner,
+			    uint32_t gen)
 {
 	const struct page *page = pfn_to_page(sim, dst);
 
-	if (h->pfn == (long long)dst && page->stamp.owner == owner && page->stamp.gen == h->gen &&
-	    page->state == PG_ALLOC && page->order == 0)
+	if ((handle_pfn < 0 || handle_pfn == (long long)dst) && page->stamp.owner == owner &&
+	    page->stamp.gen == gen && page->state == PG_ALLOC && page->order == 0)
 		return;
-	mm_report_violation(sim, "INV-COMPACT-MIGRATE-STAMP", page_zone(sim, page)->node,
-			    (int)page_zone(sim, page)->type, smp_processor_id(), (long long)dst,
-			    h->gen, page->stamp.gen,
-			    "migrated page holds owner %u, its handle expects owner %u at pfn %lld",
-			    page->stamp.owner, owner, h->pfn);
+	mm_report_violation(
+		sim, "INV-COMPACT-MIGRATE-STAMP", page_zone(sim, page)->node,
+		(int)page_zone(sim, page)->type, smp_processor_id(), (long long)dst, gen,
+		page->stamp.gen,
+		"migrated page holds owner %u, its source's expects owner %u at pfn %lld",
+		page->stamp.owner, owner, handle_pfn);
+}
+
+unsigned int compact_quiet_begin(struct zone *zone)
+{
+	if (zone->sim->serial)
+		return 0;
+	/* the only pass: a mark that moves when a pass starts or a reset runs */
+	if (atomic_load(&zone->compact_in_flight) != 1)
+		return UINT_MAX;
+	return atomic_load(&zone->compact_pass_starts) + atomic_load(&zone->compact_resets);
+}
+
+bool compact_quiet_end(struct zone *zone, unsigned int mark)
+{
+	if (zone->sim->serial)
+		return true;
+	return mark != UINT_MAX && atomic_load(&zone->compact_in_flight) == 1 &&
+	       atomic_load(&zone->compact_pass_starts) + atomic_load(&zone->compact_resets) == mark;
 }

@@ -6,6 +6,10 @@
  * the free lists; compaction_alloc() hands the targets to migration and
  * release_freepages() returns the unused ones. Isolated free pages are
  * compaction's own (zone->nr_isolated_free) until then.
+ *
+ * Under threads the linear scan reads page descriptors without zone->lock
+ * and re-checks a candidate under it before taking it, as
+ * isolate_freepages_block() does.
  */
 #include "internal.h"
 
@@ -13,15 +17,18 @@
  * The free scanner: isolating migration targets
  * ---------------------------------------------------------------------- */
 
-/* Makes an isolated free block compaction's own order-0 pages (split_map_pages). */
+/*
+ * Makes an isolated free block compaction's own order-0 pages
+ * (split_map_pages), under zone->lock: lockless scanners read the pages.
+ */
 static void take_free_pages(struct compact_control *cc, uint64_t pfn, unsigned long nr)
 {
 	struct mm_sim *sim = cc->zone->sim;
 
 	for (unsigned long i = 0; i < nr; i++) {
 		struct page *page = pfn_to_page(sim, pfn + i);
-		page->order = 0;
-		page->alloc_mt = MIGRATE_MOVABLE;
+		WRITE_ONCE(page->order, 0);
+		WRITE_ONCE(page->alloc_mt, MIGRATE_MOVABLE);
 		page->spare = 0;
 		page->stamp.owner = OWNER_ISOLATED_FREE;
 		page->stamp.gen = 0;
@@ -32,20 +39,31 @@ static void take_free_pages(struct compact_control *cc, uint64_t pfn, unsigned l
 	compact_stats(sim)->compact_isolated += nr;
 }
 
-/* Isolates the free block at pfn, taking zone->lock unless locked; returns the pages taken. */
+/* isolate_free_block(): the page was no longer a free block when rechecked under the lock */
+#define FREE_BLOCK_RACED ((unsigned long)-1)
+
+/*
+ * Isolates the free block at pfn, taking zone->lock unless locked; returns
+ * the pages taken, 0 when the watermark refused, or FREE_BLOCK_RACED when
+ * the lockless look was stale (the kernel's recheck of PageBuddy and the
+ * order under the lock; in a serial run it always holds).
+ */
 static unsigned long isolate_free_block(struct compact_control *cc, uint64_t pfn,
 					unsigned int order, bool locked)
 {
-	unsigned long nr;
+	const struct page *page = pfn_to_page(cc->zone->sim, pfn);
+	unsigned long nr = FREE_BLOCK_RACED;
 
 	_mm_oracle_free_take(cc, pfn, order);
 	if (!locked)
 		zone_lock(cc->zone);
-	nr = __isolate_free_page(cc->zone, pfn, order);
+	if (page->state == PG_BUDDY) {
+		nr = __isolate_free_page(cc->zone, pfn, page->order);
+		if (nr)
+			take_free_pages(cc, pfn, nr);
+	}
 	if (!locked)
 		zone_unlock(cc->zone);
-	if (nr)
-		take_free_pages(cc, pfn, nr);
 	return nr;
 }
 
@@ -63,18 +81,21 @@ static unsigned long isolate_freepages_block(struct compact_control *cc, uint64_
 
 	for (; blockpfn < end_pfn; blockpfn += stride) {
 		const struct page *page = pfn_to_page(sim, blockpfn);
+		uint8_t state = READ_ONCE(page->state), order = READ_ONCE(page->order);
 		unsigned long isolated;
 
 		nr_scanned++;
-		if (page->state == PG_ALLOC && page->order) {
+		if (state == PG_ALLOC && order && order <= sim->max_order) {
 			/* A compound page: skip it whole. */
-			blockpfn += (UINT64_C(1) << page->order) - 1;
-			nr_scanned += (1UL << page->order) - 1;
+			blockpfn += (UINT64_C(1) << order) - 1;
+			nr_scanned += (1UL << order) - 1;
 			continue;
 		}
-		if (page->state != PG_BUDDY)
+		if (state != PG_BUDDY)
 			continue;
-		isolated = isolate_free_block(cc, blockpfn, page->order, false);
+		isolated = isolate_free_block(cc, blockpfn, order, false);
+		if (isolated == FREE_BLOCK_RACED)
+			continue;
 		if (!isolated)
 			break;
 		nr_scanned += isolated - 1;
@@ -98,7 +119,7 @@ static bool suitable_migration_target(const struct compact_control *cc, uint64_t
 	const struct mm_sim *sim = cc->zone->sim;
 	const struct page *page = &sim->mem_map[pfn];
 
-	if (page->state == PG_BUDDY && page->order >= sim->pageblock_order)
+	if (READ_ONCE(page->state) == PG_BUDDY && READ_ONCE(page->order) >= sim->pageblock_order)
 		return false;
 	if (cc->ignore_block_suitable)
 		return true;
@@ -193,7 +214,7 @@ static uint64_t fast_isolate_order(struct compact_control *cc, int order, uint64
 				   freepage);
 	if (page != COMPACT_NO_PFN) {
 		unsigned long nr = isolate_free_block(cc, page, (unsigned int)order, true);
-		if (nr) {
+		if (nr && nr != FREE_BLOCK_RACED) {
 			*nr_scanned += nr - 1;
 		} else {
 			/* The watermark refused it: the caller aborts the search. */
@@ -219,7 +240,7 @@ static void fast_isolate_freepages(struct compact_control *cc)
 	if (cc->order <= 0)
 		return;
 	/* Starting the scan: search deeper, and take the highest pfn if nothing suits. */
-	if (cc->free_pfn >= zone->compact_init_free_pfn) {
+	if (cc->free_pfn >= READ_ONCE(zone->compact_init_free_pfn)) {
 		limit = 1u << (sim->pageblock_order - 1);
 		scan_start = true;
 	}
@@ -234,7 +255,7 @@ static void fast_isolate_freepages(struct compact_control *cc)
 	     order = next_search_order(cc, order)) {
 		bool isolate_failed = false;
 
-		if (!zone->free_area[order].nr_free)
+		if (!READ_ONCE(zone->free_area[order].nr_free))
 			continue;
 		zone_lock(zone);
 		page = fast_isolate_order(cc, order, low_pfn, min_pfn, &limit, &highest,
@@ -264,9 +285,9 @@ static void fast_isolate_freepages(struct compact_control *cc)
 			}
 		}
 	}
-	if (highest && highest >= zone->compact_cached_free_pfn) {
+	if (highest && highest >= READ_ONCE(zone->compact_cached_free_pfn)) {
 		highest -= UINT64_C(1) << sim->pageblock_order;
-		zone->compact_cached_free_pfn = highest;
+		WRITE_ONCE(zone->compact_cached_free_pfn, highest);
 	}
 	cc->total_free_scanned += nr_scanned;
 	if (page != COMPACT_NO_PFN)
@@ -356,7 +377,7 @@ uint64_t release_freepages(struct compact_control *cc)
 		uint64_t pfn = cc->freepages[--cc->nr_freepages];
 		struct page *page = pfn_to_page(sim, pfn);
 		WRITE_ONCE(page->state, PG_FREE_TAIL);
-		page->order = 0;
+		WRITE_ONCE(page->order, 0); /* lockless scanners read it */
 		zone->nr_isolated_free--;
 		__free_one_page(zone, pfn, 0, get_pfnblock_migratetype(sim, pfn), FPI_NONE);
 		if (pfn > high)

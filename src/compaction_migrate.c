@@ -6,6 +6,11 @@
  * the free lists, and isolate_migratepages_block() isolates its movable
  * pages, testing and setting the block's skip bit on the way (the policies
  * in src/pageblock.c); migrate_pages() moves each to a target.
+ *
+ * Under threads the scanner reads page descriptors without a lock, as the
+ * kernel does, and a page is a migration source only once the run's LRU
+ * gave it up (sim->migrate_src, isolate_lru_page() under the LRU's lock):
+ * then nobody else frees or moves it until it is put back.
  */
 #include "internal.h"
 
@@ -26,14 +31,41 @@ static void migrate_page(struct compact_control *cc, struct mm_handle *h, uint64
 	struct page *from = pfn_to_page(sim, src), *to = pfn_to_page(sim, dst);
 	uint32_t owner = from->stamp.owner;
 
-	to->alloc_mt = from->alloc_mt;
+	WRITE_ONCE(to->alloc_mt, from->alloc_mt);
 	to->spare = 0;
 	to->stamp = from->stamp;
-	zone->nr_isolated_free--;
+	if (sim->serial) {
+		zone->nr_isolated_free--;
+	} else {
+		zone_lock(zone); /* other passes isolate and release into it */
+		zone->nr_isolated_free--;
+		zone_unlock(zone);
+	}
 	zone_account_allocated(zone, 1);
-	h->pfn = (long long)dst;
-	compact_check_migrated(sim, h, dst, owner);
+	if (h) {
+		h->pfn = (long long)dst;
+		compact_check_migrated(sim, dst, h->pfn, owner, h->gen);
+	}
 	free_one_page(zone, src, 0);
+}
+
+/*
+ * Under threads: the isolated source i goes back to the run's LRU at pfn,
+ * its new place or, when it did not move, its old one.
+ */
+static void putback_source(struct compact_control *cc, unsigned long i, uint64_t pfn)
+{
+	struct mm_sim *sim = cc->zone->sim;
+
+	sim->migrate_src.putback(sim->migrate_src.arg, cc->migratepages[i], pfn);
+}
+
+void putback_movable_pages(struct compact_control *cc)
+{
+	if (!cc->zone->sim->serial)
+		for (unsigned long i = 0; i < cc->nr_migratepages; i++)
+			putback_source(cc, i, cc->migratepages[i]);
+	cc->nr_migratepages = 0;
 }
 
 /*
@@ -50,20 +82,30 @@ long migrate_pages(struct compact_control *cc)
 
 	for (unsigned long i = 0; i < cc->nr_migratepages; i++) {
 		uint64_t src = cc->migratepages[i];
-		struct mm_handle *h = handle_of_block(sim, src);
+		struct mm_handle *h = sim->serial ? handle_of_block(sim, src) : NULL;
 		uint64_t dst;
 
-		if (!h || (pfn_to_page(sim, src)->spare & PAGE_MIGRATE_BUSY)) {
+		if ((sim->serial && !h) || (pfn_to_page(sim, src)->spare & PAGE_MIGRATE_BUSY)) {
 			st->pgmigrate_fail++;
 			failed++;
+			if (!sim->serial)
+				putback_source(cc, i, src);
 			continue;
 		}
 		dst = compaction_alloc(cc);
 		if (dst == COMPACT_NO_PFN) {
 			st->pgmigrate_fail += cc->nr_migratepages - i;
+			for (; !sim->serial && i < cc->nr_migratepages; i++)
+				putback_source(cc, i, cc->migratepages[i]);
 			return -12;
 		}
 		migrate_page(cc, h, src, dst);
+		if (!sim->serial) {
+			/* the stamp the LRU recorded at isolation: the ground truth */
+			compact_check_migrated(sim, dst, -1, cc->cs->mig_owner[i],
+					       cc->cs->mig_gen[i]);
+			putback_source(cc, i, dst);
+		}
 		st->pgmigrate_success++;
 	}
 	return failed;
@@ -73,13 +115,37 @@ long migrate_pages(struct compact_control *cc)
  * The migration scanner: isolating migration sources
  * ---------------------------------------------------------------------- */
 
-/* Returns true if page is a movable page migration can reach (PageLRU). */
+/*
+ * Returns true if page is a movable page migration can reach (PageLRU).
+ * Under threads a lockless look: the LRU's lock decides (isolate_source()).
+ */
 static bool page_isolatable(struct mm_sim *sim, uint64_t pfn)
 {
 	const struct page *page = pfn_to_page(sim, pfn);
 
+	if (!sim->serial)
+		return READ_ONCE(page->state) == PG_ALLOC && READ_ONCE(page->order) == 0;
 	return page->state == PG_ALLOC && page->order == 0 && page->alloc_mt == MIGRATE_MOVABLE &&
 	       handle_of_block(sim, pfn);
+}
+
+/*
+ * models isolate_lru_page() under threads: the run's LRU gives the page
+ * up under its lock, with the stamp it recorded; a page of a movable
+ * request only (what is on it now is stable: the LRU handed it over).
+ */
+static bool isolate_source(struct compact_control *cc, uint64_t pfn)
+{
+	struct mm_sim *sim = cc->zone->sim;
+	unsigned long n = cc->nr_migratepages;
+
+	if (!sim->migrate_src.isolate(sim->migrate_src.arg, pfn, &cc->cs->mig_owner[n],
+				      &cc->cs->mig_gen[n]))
+		return false;
+	if (pfn_to_page(sim, pfn)->alloc_mt == MIGRATE_MOVABLE)
+		return true;
+	sim->migrate_src.putback(sim->migrate_src.arg, pfn, pfn);
+	return false;
 }
 
 /* models update_cached_migrate() */
@@ -90,10 +156,10 @@ static void update_cached_migrate(struct compact_control *cc, uint64_t pfn)
 	if (cc->no_set_skip_hint)
 		return;
 	pfn = pageblock_end_pfn(zone->sim, pfn);
-	if (pfn > zone->compact_cached_migrate_pfn[0])
-		zone->compact_cached_migrate_pfn[0] = pfn;
-	if (cc->mode != MM_MIGRATE_ASYNC && pfn > zone->compact_cached_migrate_pfn[1])
-		zone->compact_cached_migrate_pfn[1] = pfn;
+	if (pfn > READ_ONCE(zone->compact_cached_migrate_pfn[0]))
+		WRITE_ONCE(zone->compact_cached_migrate_pfn[0], pfn);
+	if (cc->mode != MM_MIGRATE_ASYNC && pfn > READ_ONCE(zone->compact_cached_migrate_pfn[1]))
+		WRITE_ONCE(zone->compact_cached_migrate_pfn[1], pfn);
 }
 
 static uint64_t block_end_order(uint64_t pfn, int order)
@@ -145,17 +211,19 @@ static int isolate_migratepages_block(struct compact_control *cc, uint64_t low_p
 		}
 		past_test++;
 		page = pfn_to_page(sim, low_pfn);
-		if (page->state == PG_BUDDY) {
-			if (page->order > 0 && page->order <= sim->max_order) {
-				low_pfn += (UINT64_C(1) << page->order) - 1;
-				nr_scanned += (1UL << page->order) - 1;
+		/* No zone->lock here (buddy_order_unsafe()): a racing order is a hint. */
+		uint8_t state = READ_ONCE(page->state), order = READ_ONCE(page->order);
+		if (state == PG_BUDDY) {
+			if (order > 0 && order <= sim->max_order) {
+				low_pfn += (UINT64_C(1) << order) - 1;
+				nr_scanned += (1UL << order) - 1;
 			}
 			continue;
 		}
-		if (page->state == PG_ALLOC && page->order) {
+		if (state == PG_ALLOC && order && order <= sim->max_order) {
 			/* Compound pages are not compacted: skip them whole. */
-			low_pfn += (UINT64_C(1) << page->order) - 1;
-			nr_scanned += (1UL << page->order) - 1;
+			low_pfn += (UINT64_C(1) << order) - 1;
+			nr_scanned += (1UL << order) - 1;
 			goto isolate_fail;
 		}
 		if (!page_isolatable(sim, low_pfn))
@@ -165,6 +233,8 @@ static int isolate_migratepages_block(struct compact_control *cc, uint64_t low_p
 			low_pfn = end_pfn;
 			goto isolate_abort;
 		}
+		if (!sim->serial && !isolate_source(cc, low_pfn))
+			goto isolate_fail;
 		cc->migratepages[cc->nr_migratepages++] = (uint32_t)low_pfn;
 		nr_isolated++;
 		/* Do not isolate too much unless the block is being finished. */
@@ -179,7 +249,7 @@ static int isolate_migratepages_block(struct compact_control *cc, uint64_t low_p
 			continue;
 		/* The cc->order block cannot become free: put its pages back. */
 		if (nr_isolated) {
-			cc->nr_migratepages = 0;
+			putback_movable_pages(cc);
 			nr_isolated = 0;
 		}
 		if (low_pfn < next_skip_pfn) {
@@ -260,7 +330,7 @@ uint64_t fast_find_migrateblock(struct compact_control *cc)
 		struct free_area *area = &zone->free_area[order];
 		uint32_t *head = &area->head[MIGRATE_MOVABLE], *tail = &area->tail[MIGRATE_MOVABLE];
 
-		if (!area->nr_free)
+		if (!READ_ONCE(area->nr_free))
 			continue;
 		zone_lock(zone);
 		for (uint32_t p = *head; p != PFN_NIL; p = pfn_to_page(sim, p)->lru.next) {
@@ -284,6 +354,7 @@ uint64_t fast_find_migrateblock(struct compact_control *cc)
 					sim, pfn); /* variant compaction-fast-find-marks-skip */
 			cc->fast_search_fail = 0;
 			found_block = true;
+			compact_check_fast_returned(cc);
 			break;
 		}
 		zone_unlock(zone);
@@ -305,7 +376,7 @@ static bool suitable_migration_source(const struct compact_control *cc, uint64_t
 	const struct page *page = &sim->mem_map[pfn];
 	int block_mt;
 
-	if (page->state == PG_ALLOC && page->order >= sim->pageblock_order)
+	if (READ_ONCE(page->state) == PG_ALLOC && READ_ONCE(page->order) >= sim->pageblock_order)
 		return false; /* pageblock_skip_persistent() */
 	if (cc->mode != MM_MIGRATE_ASYNC || !cc->direct_compaction)
 		return true;
@@ -342,6 +413,12 @@ isolate_migrate_t isolate_migratepages(struct compact_control *cc)
 		    !isolation_suitable(cc, low_pfn))
 			continue;
 		if (!suitable_migration_source(cc, block_start_pfn)) {
+			/*
+			 * Under threads another CPU may have retyped or taken the
+			 * block since fast_find chose it: the checker cannot judge.
+			 */
+			if (fast_find_block && !sim->serial)
+				cc->fast_found_pfn = COMPACT_NO_PFN;
 			update_cached_migrate(cc, block_end_pfn);
 			continue;
 		}

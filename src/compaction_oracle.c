@@ -19,6 +19,12 @@
  *                           request is consumed and no block the reset's
  *                           sampling finds usable keeps its skip bit; a
  *                           direct pass whose scanners met asks for one
+ *
+ * Under threads each is judged only where no other CPU can have moved
+ * what it reads: PRIO's whole-zone rule when no reset ran since the pass
+ * began, CACHED-PFN when no other pass and no reset ran on the zone
+ * between the reset of the pfns and the check, the flush request and the
+ * flush itself only in serial runs (docs/compaction.md, "Under threads").
  */
 #include "internal.h"
 
@@ -68,8 +74,11 @@ void compact_check_prio_start(struct compact_control *cc)
 		(zone_end_pfn(zone) - 1) & ~((UINT64_C(1) << zone->sim->pageblock_order) - 1);
 
 	cc->whole_zone_rule =
-		cc->prio_whole_zone || cc->migrate_pfn <= zone->compact_init_migrate_pfn;
-	if (zone->sim->compact->in_shadow)
+		cc->prio_whole_zone || cc->migrate_pfn <= READ_ONCE(zone->compact_init_migrate_pfn);
+	/* a reset since the pass began may have moved the first usable block */
+	cc->rule_unjudged =
+		!zone->sim->serial && atomic_load(&zone->compact_resets) != cc->resets_at_start;
+	if (cc_state(cc)->in_shadow || cc->rule_unjudged)
 		return;
 	if (cc->whole_zone != cc->whole_zone_rule)
 		zone_report(cc->zone, "INV-COMPACT-PRIO", (long long)cc->migrate_pfn,
@@ -77,8 +86,8 @@ void compact_check_prio_start(struct compact_control *cc)
 			    "a pass starting at migrate pfn %llu (reset's first usable %llu, "
 			    "priority whole-zone %d) has whole_zone %d",
 			    (unsigned long long)cc->migrate_pfn,
-			    (unsigned long long)zone->compact_init_migrate_pfn, cc->prio_whole_zone,
-			    cc->whole_zone);
+			    (unsigned long long)READ_ONCE(zone->compact_init_migrate_pfn),
+			    cc->prio_whole_zone, cc->whole_zone);
 	if (!cc->prio_whole_zone)
 		return;
 	if (cc->whole_zone && cc->migrate_pfn == zone->zone_start_pfn && cc->free_pfn == free_start)
@@ -92,25 +101,25 @@ void compact_check_prio_start(struct compact_control *cc)
 }
 
 /* After the scanners met: reset_cached_positions() and the flush request. */
-void compact_check_scanners_met(const struct compact_control *cc)
+void compact_check_scanners_met(const struct compact_control *cc, unsigned int quiet)
 {
-	const struct zone *zone = cc->zone;
+	struct zone *zone = cc->zone;
 	uint64_t start = zone->zone_start_pfn;
 	uint64_t free_start =
 		(zone_end_pfn(zone) - 1) & ~((UINT64_C(1) << zone->sim->pageblock_order) - 1);
+	uint64_t m0 = READ_ONCE(zone->compact_cached_migrate_pfn[0]);
+	uint64_t m1 = READ_ONCE(zone->compact_cached_migrate_pfn[1]);
+	uint64_t f = READ_ONCE(zone->compact_cached_free_pfn);
 
-	if (zone->compact_cached_migrate_pfn[0] != start ||
-	    zone->compact_cached_migrate_pfn[1] != start ||
-	    zone->compact_cached_free_pfn != free_start)
-		zone_report(cc->zone, "INV-COMPACT-CACHED-PFN", -1, (long long)start,
-			    (long long)zone->compact_cached_migrate_pfn[0],
+	/* Under threads: only if no other pass or reset can have moved them since. */
+	if ((m0 != start || m1 != start || f != free_start) && compact_quiet_end(zone, quiet))
+		zone_report(cc->zone, "INV-COMPACT-CACHED-PFN", -1, (long long)start, (long long)m0,
 			    "scanners met: cached migrate pfns %llu/%llu free pfn %llu, the reset "
 			    "puts them at %llu and %llu",
-			    (unsigned long long)zone->compact_cached_migrate_pfn[0],
-			    (unsigned long long)zone->compact_cached_migrate_pfn[1],
-			    (unsigned long long)zone->compact_cached_free_pfn,
+			    (unsigned long long)m0, (unsigned long long)m1, (unsigned long long)f,
 			    (unsigned long long)start, (unsigned long long)free_start);
-	if (cc->direct_compaction && !zone->compact_blockskip_flush)
+	/* Under threads kswapd may consume the request at once, a success clear it. */
+	if (zone->sim->serial && cc->direct_compaction && !zone->compact_blockskip_flush)
 		zone_report(
 			cc->zone, "INV-COMPACT-SKIP-FLUSH", -1, 1, 0,
 			"a direct pass whose scanners met did not ask for the skip bits' flush");
@@ -122,7 +131,7 @@ void compact_check_result(const struct compact_control *cc, int result)
 	int want = cc->whole_zone_rule ? MM_COMPACT_COMPLETE : MM_COMPACT_PARTIAL_SKIPPED;
 
 	if ((result != MM_COMPACT_COMPLETE && result != MM_COMPACT_PARTIAL_SKIPPED) ||
-	    result == want || cc->zone->sim->compact->in_shadow)
+	    result == want || cc_state(cc)->in_shadow || cc->rule_unjudged)
 		return;
 	zone_report(cc->zone, "INV-COMPACT-PRIO", -1, want, result,
 		    "a pass whose scanners met ended %s; whole-zone by the rule: %d",
@@ -132,9 +141,10 @@ void compact_check_result(const struct compact_control *cc, int result)
 /* models compaction_restarting() with a pending flush: __reset_isolation_suitable() must run */
 bool compact_flush_due(const struct zone *zone, int order)
 {
-	return zone->compact_blockskip_flush && order >= zone->compact_order_failed &&
-	       zone->compact_defer_shift == COMPACT_MAX_DEFER_SHIFT &&
-	       zone->compact_considered >= (1u << COMPACT_MAX_DEFER_SHIFT);
+	return READ_ONCE(zone->compact_blockskip_flush) &&
+	       order >= READ_ONCE(zone->compact_order_failed) &&
+	       READ_ONCE(zone->compact_defer_shift) == COMPACT_MAX_DEFER_SHIFT &&
+	       READ_ONCE(zone->compact_considered) >= (1u << COMPACT_MAX_DEFER_SHIFT);
 }
 
 static bool block_is_movable_lru_and_free(const struct mm_sim *sim, const struct zone *zone,

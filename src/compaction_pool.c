@@ -28,9 +28,11 @@ int _mm_compaction_reset(struct mm_sim *sim)
 	size_t nr_blocks = (size_t)(sim->max_pfn >> sim->pageblock_order) + 1;
 
 	if (!cs) {
+		static atomic_ullong cookies;
 		cs = calloc(1, sizeof(*cs));
 		if (!cs)
 			return -1;
+		cs->cookie = atomic_fetch_add(&cookies, 1) + 1;
 		sim->compact = cs;
 	}
 	if (sim->max_pfn > cs->pfn_cap) {
@@ -60,33 +62,115 @@ int _mm_compaction_reset(struct mm_sim *sim)
 	return 0;
 }
 
-void _mm_compaction_destroy(struct mm_sim *sim)
+static void compact_state_free(struct compact_state *cs)
 {
-	struct compact_state *cs = sim->compact;
-
-	if (!cs)
-		return;
 	free(cs->freepages);
 	free(cs->migratepages);
+	free(cs->mig_owner);
+	free(cs->mig_gen);
 	free(cs->visits);
 	free(cs->scanned_by);
 	free(cs->fill);
 	_mm_compaction_shadow_destroy(cs);
 	free(cs);
+}
+
+void _mm_compaction_destroy(struct mm_sim *sim)
+{
+	struct compact_state *cs = sim->compact, *t, *next;
+
+	if (!cs)
+		return;
+	for (t = atomic_exchange(&sim->compact_threads, NULL); t; t = next) {
+		next = t->next_thread;
+		compact_state_free(t);
+	}
+	compact_state_free(cs);
 	sim->compact = NULL;
 }
 
-struct mm_compact_stats *compact_stats(struct mm_sim *sim)
+/*
+ * A thread's own compaction state under threads: the kernel's
+ * compact_control lives on the stack of the task that compacts, with its
+ * lists, so passes on several CPUs share nothing but the zone. Made at the
+ * thread's first pass, kept on sim->compact_threads until the machine goes;
+ * the cookie tells a machine from a new one at the same address.
+ */
+static struct compact_state *compact_state_thread(struct mm_sim *sim)
 {
-	return &sim->compact->stats;
+	static _Thread_local struct compact_state *mine;
+	static _Thread_local uint64_t mine_cookie;
+	struct compact_state *cs;
+	size_t nr_blocks = (size_t)(sim->max_pfn >> sim->pageblock_order) + 1;
+	/*
+	 * A round isolates sources from one pageblock at most, and the free
+	 * scanners stop once the targets cover them, having taken one free
+	 * block (of max_order at most) too many: the lists never hold more
+	 * than a pageblock plus a max_order block. Twice that, not max_pfn:
+	 * a big machine has up to 1024 threads that compact.
+	 */
+	size_t n = 2 * (((size_t)1 << sim->pageblock_order) + ((size_t)1 << sim->max_order));
+
+	if (mine && mine_cookie == sim->compact->cookie)
+		return mine;
+	if (n > sim->max_pfn)
+		n = sim->max_pfn;
+	cs = calloc(1, sizeof(*cs));
+	if (!cs)
+		return NULL;
+	if (grow(&cs->freepages, n, sizeof(uint32_t)) ||
+	    grow(&cs->migratepages, n, sizeof(uint32_t)) ||
+	    grow(&cs->mig_owner, n, sizeof(uint32_t)) || grow(&cs->mig_gen, n, sizeof(uint32_t)) ||
+	    grow(&cs->visits, nr_blocks, 1) || grow(&cs->scanned_by, nr_blocks, 1)) {
+		compact_state_free(cs);
+		return NULL;
+	}
+	cs->pfn_cap = n;
+	cs->block_cap = nr_blocks;
+	cs->next_thread = atomic_load(&sim->compact_threads);
+	while (!atomic_compare_exchange_weak(&sim->compact_threads, &cs->next_thread, cs))
+		;
+	mine = cs;
+	mine_cookie = sim->compact->cookie;
+	return cs;
 }
 
+struct compact_state *compact_state_current(struct mm_sim *sim)
+{
+	return sim->serial ? sim->compact : compact_state_thread(sim);
+}
+
+/* The serial path's, or (threads) this thread's: each counts what its own passes did. */
+struct mm_compact_stats *compact_stats(struct mm_sim *sim)
+{
+	return &compact_state_current(sim)->stats;
+}
+
+_Static_assert(sizeof(struct mm_compact_stats) % sizeof(unsigned long long) == 0,
+	       "mm_sim_compact_stats() sums the stats as unsigned long long");
+
+/* The machine's counts and every thread's: exact when no pass runs (quiesced, or the end). */
 void mm_sim_compact_stats(const struct mm_sim *sim, struct mm_compact_stats *out)
 {
-	if (sim->compact)
-		*out = sim->compact->stats;
+	memset(out, 0, sizeof(*out));
+	if (!sim->compact)
+		return;
+	*out = sim->compact->stats;
+	for (const struct compact_state *t = atomic_load(&((struct mm_sim *)sim)->compact_threads);
+	     t; t = t->next_thread) {
+		const unsigned long long *from = (const void *)&t->stats;
+		unsigned long long *to = (void *)out;
+		for (size_t i = 0; i < sizeof(*out) / sizeof(*from); i++)
+			to[i] += from[i];
+	}
+}
+
+void mm_set_migrate_src(struct mm_sim *sim, const struct mm_migrate_src *src)
+{
+	if (src)
+		sim->migrate_src = *src;
 	else
-		memset(out, 0, sizeof(*out));
+		memset(&sim->migrate_src, 0, sizeof(sim->migrate_src));
 }
 
 double mm_compact_scan_efficiency(const struct mm_compact_stats *s)
@@ -212,7 +296,7 @@ static void free_pattern_apply(struct mm_sim *sim, const struct mm_op *op)
 	}
 }
 
-/* The compaction ops' entry points; the pool and the scanners are the executor's alone. */
+/* The compaction ops' entry points. */
 int _mm_op_compact(struct mm_op_ctx *ctx, const struct mm_op *op)
 {
 	if (!compaction_possible(ctx->sim))
@@ -239,7 +323,8 @@ int _mm_op_reset_skip(struct mm_op_ctx *ctx, const struct mm_op *op)
 
 int _mm_op_fill(struct mm_op_ctx *ctx, const struct mm_op *op)
 {
-	if (!compaction_possible(ctx->sim))
+	/* The fill pool is the executor's: under threads the workers allocate. */
+	if (!ctx->sim->serial || !compaction_possible(ctx->sim))
 		return 1;
 	fill_apply(ctx->sim, op);
 	return 0;
@@ -247,7 +332,8 @@ int _mm_op_fill(struct mm_op_ctx *ctx, const struct mm_op *op)
 
 int _mm_op_free_pattern(struct mm_op_ctx *ctx, const struct mm_op *op)
 {
-	if (!compaction_possible(ctx->sim))
+	/* The fill pool is the executor's: under threads the workers allocate. */
+	if (!ctx->sim->serial || !compaction_possible(ctx->sim))
 		return 1;
 	free_pattern_apply(ctx->sim, op);
 	return 0;

@@ -240,6 +240,11 @@ struct zone {
 	long nr_isolated_free;
 	/* The checker's: pages offline_pages() took out of the zone, not yet back online. */
 	long offlined_pages;
+	/*
+	 * The checker's, for compaction under threads (compaction_check.c):
+	 * passes running on the zone, passes started and skip-bit resets run.
+	 */
+	atomic_uint compact_in_flight, compact_pass_starts, compact_resets;
 };
 
 #define MM_MAX_ZONEREFS (MM_MAX_NODES * MAX_NR_ZONES)
@@ -422,6 +427,10 @@ struct mm_sim {
 	struct compact_state *compact; /* compaction scratch, fill pool, stats */
 	struct derived_shadow derived; /* the checker's, check_derived.c */
 	uint8_t *node_distance;	       /* nr_nodes^2 (mm_sim_set_node_distances), NULL: 10/20 */
+	/* Under threads: what compaction may migrate, and each thread's compaction state. */
+	struct mm_migrate_src migrate_src;
+	_Atomic(struct compact_state *) compact_threads;
+	atomic_ulong compact_skip_sets; /* skip bits set under threads (the checker's) */
 };
 
 /*
@@ -963,9 +972,23 @@ struct compact_control {
 	bool prio_whole_zone;
 	/* checker: the pass scans the whole zone by the rule, set at its start */
 	bool whole_zone_rule;
+	/* the pass's own lists and checker state: the machine's, or its thread's */
+	struct compact_state *cs;
+	/* checker, under threads: zone->compact_resets at the pass's start */
+	unsigned int resets_at_start;
+	/* checker, under threads: skip-bit sets (all, this thread's) when fast_find returned */
+	unsigned long skip_sets_at_find, own_sets_at_find;
+	/* checker, under threads: the whole-zone rule could not be judged (a reset raced) */
+	bool rule_unjudged;
 };
 
 #define COMPACT_NO_PFN UINT64_MAX
+
+/* The pass's compaction state; a control built by hand (a unit test) has the machine's. */
+static inline struct compact_state *cc_state(const struct compact_control *cc)
+{
+	return cc->cs ? cc->cs : cc->zone->sim->compact;
+}
 
 /* possible outcome of isolate_migratepages() */
 typedef enum {
@@ -990,6 +1013,8 @@ uint64_t release_freepages(struct compact_control *cc);
 isolate_migrate_t isolate_migratepages(struct compact_control *cc);
 uint64_t fast_find_migrateblock(struct compact_control *cc);
 long migrate_pages(struct compact_control *cc);
+/* models putback_movable_pages(): the isolated sources back where they came from */
+void putback_movable_pages(struct compact_control *cc);
 
 /* compaction.c */
 int compact_zone(struct compact_control *cc);
@@ -1000,13 +1025,15 @@ void defer_compaction(struct zone *zone, int order);
 void compaction_defer_reset(struct zone *zone, int order, bool alloc_success);
 bool compaction_restarting(struct zone *zone, int order);
 bool compaction_suitable(struct zone *zone, int order, int highest_zoneidx);
-/* Can compaction run here: a serial run that lends its handles. */
-bool compaction_possible(const struct mm_sim *sim);
+/* Can compaction run here: a serial run that lends its handles, or threads a migrate_src. */
+bool compaction_possible(struct mm_sim *sim);
 int compact_min_priority(unsigned int order);
 void compaction_direct_outcome(struct mm_sim *sim, struct zone *zone, unsigned int order);
 
 /* pageblock.c */
 bool get_pageblock_skip(const struct mm_sim *sim, uint64_t pfn);
+/* Skip bits this thread set under threads (the checker's, beside sim->compact_skip_sets). */
+extern _Thread_local unsigned long compact_own_skip_sets;
 void set_pageblock_skip(struct mm_sim *sim, uint64_t pfn);
 void clear_pageblock_skip(struct mm_sim *sim, uint64_t pfn);
 bool isolation_suitable(const struct compact_control *cc, uint64_t pfn);
@@ -1048,6 +1075,10 @@ struct compact_state {
 	struct compact_snapshot *before, *after;
 	bool before_valid; /* before holds the state the real pass started from */
 	bool in_shadow;	   /* the shadow pass runs: its own findings are not reported */
+	/* Under threads: the stamps isolate returned, beside migratepages (ground truth). */
+	uint32_t *mig_owner, *mig_gen;
+	struct compact_state *next_thread; /* sim->compact_threads: a thread's own state */
+	uint64_t cookie; /* the machine's state: unique per allocation (compaction_pool.c) */
 };
 
 /* compaction_pool.c: the fill pool, the handle lookup (migration, reclaim), the ops */
@@ -1055,6 +1086,8 @@ struct mm_handle *handle_of_block(struct mm_sim *sim, uint64_t pfn);
 int _mm_compaction_reset(struct mm_sim *sim);
 void _mm_compaction_destroy(struct mm_sim *sim);
 struct mm_compact_stats *compact_stats(struct mm_sim *sim);
+/* The compaction state a pass on this thread uses: the machine's (serial) or its own. */
+struct compact_state *compact_state_current(struct mm_sim *sim);
 
 /* compaction_shadow.c: INV-COMPACT-SKIP-HINT, a pass rerun blind to the skip bits */
 bool compact_skip_hint_wanted(const struct compact_control *cc);
@@ -1071,18 +1104,24 @@ void compact_check_free_visit(struct compact_control *cc, uint64_t pfn);
 bool compact_check_round(struct compact_control *cc);
 void compact_check_fast_found(struct compact_control *cc, uint64_t block_pfn,
 			      unsigned long scanned_past_test);
+/* fast_find_migrateblock() returns a block: the checker notes the skip bits set so far. */
+void compact_check_fast_returned(struct compact_control *cc);
 void compact_check_defer(struct zone *zone);
 /* oracle_compact_free.c: after isolate_freepages()'s linear scan, from its before-image */
 void _mm_oracle_free_scan(struct compact_control *cc, uint64_t start_pfn, long isolated_before);
 /* oracle_compact_free.c: before each free block a scanner isolates */
 void _mm_oracle_free_take(struct compact_control *cc, uint64_t pfn, unsigned int order);
-void compact_check_migrated(struct mm_sim *sim, const struct mm_handle *h, uint64_t dst,
-			    uint32_t owner);
+void compact_check_migrated(struct mm_sim *sim, uint64_t dst, long long handle_pfn, uint32_t owner,
+			    uint32_t gen);
 
 /* compaction_oracle.c: compaction's decisions and resets against the kernel's rules */
 void compact_check_priority(struct compact_control *cc, int prio);
 void compact_check_prio_start(struct compact_control *cc);
-void compact_check_scanners_met(const struct compact_control *cc);
+void compact_check_scanners_met(const struct compact_control *cc, unsigned int quiet);
+/* Under threads, before a write the checker reads back: a mark compact_quiet_end() checks. */
+unsigned int compact_quiet_begin(struct zone *zone);
+/* True if no other pass ran and no reset ran on the zone since compact_quiet_begin(). */
+bool compact_quiet_end(struct zone *zone, unsigned int mark);
 void compact_check_result(const struct compact_control *cc, int result);
 bool compact_flush_due(const struct zone *zone, int order);
 void compact_check_flushed(struct zone *zone);

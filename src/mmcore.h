@@ -294,6 +294,22 @@ void mm_set_jitter(struct mm_sim *sim, mm_jitter_fn fn, void *arg);
 
 typedef unsigned long (*mm_reclaim_fn)(void *arg, int node, unsigned long nr);
 void mm_set_reclaimer(struct mm_sim *sim, mm_reclaim_fn fn, void *arg);
+
+/*
+ * Under threads compaction migrates what a stress run lends it, as the
+ * kernel migrates LRU pages: isolate takes the order-0 block at pfn off the
+ * caller's LRU under its lock (isolate_lru_page()) and returns true with the
+ * block's stamp (owner, gen), its ground truth, or false if the LRU does
+ * not hold it; putback puts the isolated block back on the LRU at new_pfn
+ * (old_pfn if its migration failed: putback_lru_page()). Unset, the
+ * default: a run that is not serial does not compact.
+ */
+struct mm_migrate_src {
+	bool (*isolate)(void *arg, uint64_t pfn, uint32_t *owner, uint32_t *gen);
+	void (*putback)(void *arg, uint64_t old_pfn, uint64_t new_pfn);
+	void *arg;
+};
+void mm_set_migrate_src(struct mm_sim *sim, const struct mm_migrate_src *src);
 int mm_current_cpu(void);
 
 int mm_cpu_online(struct mm_sim *sim, int cpu);

@@ -18,7 +18,13 @@ const char *_mm_page_state_name(int state)
 void set_pageblock_migratetype(struct mm_sim *sim, uint64_t pfn, int mt)
 {
 	uint8_t *f = &sim->pageblock_flags[pfn >> sim->pageblock_order];
-	WRITE_ONCE(*f, (uint8_t)((*f & ~PB_MIGRATETYPE_MASK) | (unsigned int)mt));
+	uint8_t old = READ_ONCE(*f);
+
+	/* a compare-and-swap: compaction sets the skip bit in this byte without zone->lock */
+	while (!__atomic_compare_exchange_n(
+		f, &old, (uint8_t)((old & ~PB_MIGRATETYPE_MASK) | (unsigned int)mt), true,
+		__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 }
 
 /* Sets every pageblock of an order >= pageblock_order block. */

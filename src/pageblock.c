@@ -15,18 +15,29 @@ bool get_pageblock_skip(const struct mm_sim *sim, uint64_t pfn)
 	return READ_ONCE(sim->pageblock_flags[pfn >> sim->pageblock_order]) & PB_SKIP;
 }
 
+_Thread_local unsigned long compact_own_skip_sets;
+
+/*
+ * The skip bit is an atomic bit op, as set_pfnblock_flags_mask()'s
+ * cmpxchg: passes on other CPUs set and kswapd clears bits of the same
+ * byte without zone->lock. Under threads the checker counts the sets.
+ */
 void set_pageblock_skip(struct mm_sim *sim, uint64_t pfn)
 {
 	uint8_t *f = &sim->pageblock_flags[pfn >> sim->pageblock_order];
 
-	WRITE_ONCE(*f, (uint8_t)(*f | PB_SKIP));
+	__atomic_fetch_or(f, (uint8_t)PB_SKIP, __ATOMIC_RELAXED);
+	if (!sim->serial) {
+		atomic_fetch_add_explicit(&sim->compact_skip_sets, 1, memory_order_relaxed);
+		compact_own_skip_sets++;
+	}
 }
 
 void clear_pageblock_skip(struct mm_sim *sim, uint64_t pfn)
 {
 	uint8_t *f = &sim->pageblock_flags[pfn >> sim->pageblock_order];
 
-	WRITE_ONCE(*f, (uint8_t)(*f & ~PB_SKIP));
+	__atomic_fetch_and(f, (uint8_t)~PB_SKIP, __ATOMIC_RELAXED);
 }
 
 /*
@@ -120,9 +131,10 @@ void update_pageblock_skip(struct compact_control *cc, uint64_t block_pfn, uint6
 
 void reset_cached_positions(struct zone *zone)
 {
-	zone->compact_cached_migrate_pfn[0] = zone->zone_start_pfn;
-	zone->compact_cached_migrate_pfn[1] = zone->zone_start_pfn;
-	zone->compact_cached_free_pfn = pageblock_start_pfn(zone->sim, zone_end_pfn(zone) - 1);
+	WRITE_ONCE(zone->compact_cached_migrate_pfn[0], zone->zone_start_pfn);
+	WRITE_ONCE(zone->compact_cached_migrate_pfn[1], zone->zone_start_pfn);
+	WRITE_ONCE(zone->compact_cached_free_pfn,
+		   pageblock_start_pfn(zone->sim, zone_end_pfn(zone) - 1));
 }
 
 /* models pageblock_skip_persistent(): an allocation spanning whole pageblocks */
@@ -131,18 +143,20 @@ static bool pageblock_skip_persistent(const struct mm_sim *sim, uint64_t pfn)
 	const struct page *page = pfn_to_page((struct mm_sim *)sim, pfn);
 	uint64_t head = pfn;
 
-	if (page->state == PG_ALLOC_TAIL) {
+	/* Without a lock: the pages may change under the walk, as in the kernel. */
+	if (READ_ONCE(page->state) == PG_ALLOC_TAIL) {
 		/* The head of a block of order >= pageblock_order is the pageblock's first pfn. */
 		head = pageblock_start_pfn(sim, pfn);
 		page = pfn_to_page((struct mm_sim *)sim, head);
 	}
-	return page->state == PG_ALLOC && page->order >= sim->pageblock_order;
+	return READ_ONCE(page->state) == PG_ALLOC && READ_ONCE(page->order) >= sim->pageblock_order;
 }
 
 /* A page compaction could move: an allocated order-0 movable head (PageLRU). */
 static bool page_lru(const struct page *page)
 {
-	return page->state == PG_ALLOC && page->order == 0 && page->alloc_mt == MIGRATE_MOVABLE;
+	return READ_ONCE(page->state) == PG_ALLOC && READ_ONCE(page->order) == 0 &&
+	       READ_ONCE(page->alloc_mt) == MIGRATE_MOVABLE;
 }
 
 /*
@@ -172,7 +186,8 @@ static bool __reset_isolation_pfn(struct zone *zone, uint64_t pfn, bool check_so
 		end = zone_end_pfn(zone) - 1;
 	for (uint64_t p = start; p <= end; p += UINT64_C(1) << PAGE_ALLOC_COSTLY_ORDER) {
 		const struct page *page = pfn_to_page(sim, p);
-		if ((check_source && page_lru(page)) || (check_target && page->state == PG_BUDDY)) {
+		if ((check_source && page_lru(page)) ||
+		    (check_target && READ_ONCE(page->state) == PG_BUDDY)) {
 			clear_pageblock_skip(sim, p);
 			return true;
 		}
@@ -193,33 +208,34 @@ void __reset_isolation_suitable(struct zone *zone)
 	uint64_t reset_migrate = free_pfn, reset_free = migrate_pfn;
 	bool source_set = false, free_set = false;
 
-	if (!zone->compact_blockskip_flush)
+	if (!READ_ONCE(zone->compact_blockskip_flush))
 		return;
-	zone->compact_blockskip_flush = false;
+	WRITE_ONCE(zone->compact_blockskip_flush, false);
+	atomic_fetch_add(&zone->compact_resets, 1); /* the checker's (compaction_check.c) */
 	for (; migrate_pfn < free_pfn; migrate_pfn += nr, free_pfn -= nr) {
 		if (__reset_isolation_pfn(zone, migrate_pfn, true, source_set) &&
 		    migrate_pfn < reset_migrate) {
 			source_set = true;
 			reset_migrate = migrate_pfn;
-			zone->compact_init_migrate_pfn = reset_migrate;
-			zone->compact_cached_migrate_pfn[0] = reset_migrate;
-			zone->compact_cached_migrate_pfn[1] = reset_migrate;
+			WRITE_ONCE(zone->compact_init_migrate_pfn, reset_migrate);
+			WRITE_ONCE(zone->compact_cached_migrate_pfn[0], reset_migrate);
+			WRITE_ONCE(zone->compact_cached_migrate_pfn[1], reset_migrate);
 		}
 		if (__reset_isolation_pfn(zone, free_pfn, free_set, true) &&
 		    free_pfn > reset_free) {
 			free_set = true;
 			reset_free = free_pfn;
-			zone->compact_init_free_pfn = reset_free;
-			zone->compact_cached_free_pfn = reset_free;
+			WRITE_ONCE(zone->compact_init_free_pfn, reset_free);
+			WRITE_ONCE(zone->compact_cached_free_pfn, reset_free);
 		}
 		if (free_pfn < nr)
 			break; /* the kernel's pfns never come this close to 0 */
 	}
 	/* Leave no distance if no suitable block was reset. */
 	if (reset_migrate >= reset_free) {
-		zone->compact_cached_migrate_pfn[0] = migrate_pfn;
-		zone->compact_cached_migrate_pfn[1] = migrate_pfn;
-		zone->compact_cached_free_pfn = free_pfn;
+		WRITE_ONCE(zone->compact_cached_migrate_pfn[0], migrate_pfn);
+		WRITE_ONCE(zone->compact_cached_migrate_pfn[1], migrate_pfn);
+		WRITE_ONCE(zone->compact_cached_free_pfn, free_pfn);
 	}
 }
 
@@ -228,7 +244,7 @@ void reset_isolation_suitable(struct pglist_data *pgdat)
 {
 	for (int zt = 0; zt < MAX_NR_ZONES; zt++) {
 		struct zone *zone = &pgdat->node_zones[zt];
-		if (!populated_zone(zone) || !zone->compact_blockskip_flush)
+		if (!populated_zone(zone) || !READ_ONCE(zone->compact_blockskip_flush))
 			continue;
 		__reset_isolation_suitable(zone);
 	}

@@ -415,7 +415,7 @@ int _mm_op_kswapd_sleep(struct mm_op_ctx *ctx, const struct mm_op *op)
 	/* the checker: the zones whose skip bits kswapd's sleep must flush */
 	struct zone *zones = sim->node_data[op->vmstat.node]->node_zones;
 	for (int zt = 0; zt < MAX_NR_ZONES; zt++)
-		flush[zt] = zones[zt].compact_blockskip_flush;
+		flush[zt] = READ_ONCE(zones[zt].compact_blockskip_flush);
 	int skipped = _mm_kswapd_try_to_sleep(sim, op->vmstat.node);
 	for (int zt = 0; !skipped && zt < MAX_NR_ZONES; zt++)
 		if (flush[zt])

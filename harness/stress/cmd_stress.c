@@ -669,6 +669,7 @@ static void summary(struct stress_run *run, const struct stress_result *res)
 	printf("ops: %llu by the workers, %.0f ops/s, %.0f ops/s per worker thread\n",
 	       res->worker_ops, (double)res->worker_ops / el,
 	       (double)res->worker_ops / el / run->nr_workers);
+	stress_compact_summary(run);
 	printf("quiesce checks: %lu run, %lu passed, the longest %.2f ms", res->checks,
 	       res->checks_passed, run->quiesce_longest * 1000);
 	if (atomic_load(&run->violated))
@@ -685,6 +686,7 @@ static void run_destroy(struct stress_run *run)
 	stress_record_destroy(run);
 	stress_threads_destroy(run);
 	stress_counters_destroy(run);
+	stress_compact_destroy(run);
 	stress_lru_destroy(run);
 	stress_offline_destroy(run);
 	stress_host_destroy(run->host);
@@ -763,7 +765,7 @@ static int run_stress(const struct stress_opts *o, struct stress_result *res)
 	mm_sim_set_violation_handler(run->sim, on_violation, run);
 	stress_jitter_init(run);
 	stress_offline_init(run);
-	if (stress_lru_init(run) || stress_counters_init(run)) {
+	if (stress_lru_init(run) || stress_compact_init(run) || stress_counters_init(run)) {
 		run_destroy(run);
 		return cli_usage_error("stress: out of memory for the LRU or the ledger");
 	}

@@ -13,6 +13,7 @@
  *   stress_counters.c the counter ops: their ledger, per-op drift, exact sums
  *   stress_machine.c the machine: its nodes, zones and distances, or --zoneinfo's
  *   stress_offline.c what offlining and hotplug rely on, and the isolation service
+ *   stress_compact.c compaction: the LRU lends it sources, direct compaction, kcompactd
  */
 #ifndef MMFUZZ_STRESS_H
 #define MMFUZZ_STRESS_H
@@ -203,6 +204,7 @@ struct stress_lru {
 	pthread_mutex_t lock;
 	struct stress_block *b;
 	unsigned int head, n, cap;
+	uint8_t *isolated; /* per slot: compaction holds the block (stress_compact.c) */
 };
 
 struct stress_run {
@@ -219,6 +221,7 @@ struct stress_run {
 	uint64_t managed_pages;
 	struct stress_lru lru[MM_MAX_NODES];
 	uint64_t lru_budget; /* pages the LRUs may hold (0: off) */
+	int32_t *lru_slot;   /* by pfn: the LRU slot of the block there, -1 (stress_compact.c) */
 	atomic_ullong lru_pages;
 	atomic_uint jitter_threads; /* threads that drew a jitter stream */
 	atomic_uint lru_rotor;	    /* the next worker kswapd hands a block to */
@@ -295,6 +298,8 @@ unsigned long long stress_total_ops(struct stress_run *run);
 
 /* Runs op as t's CPU and records it; returns its sequence number, 0 when the core skipped it. */
 uint64_t stress_apply(struct stress_thread *t, struct mm_op *op);
+/* Runs the alloc op into block b (b->owner its handle): 0 when done, 1 when skipped. */
+int stress_alloc_block(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
 /* A random online CPU for a service's op; -1 if none. */
 int stress_pick_online_cpu(struct stress_thread *t);
 
@@ -339,6 +344,21 @@ void stress_offline_op(struct stress_thread *t, const struct mm_op *op);
 /* At a quiesce point (not the final one): offline CPUs' and disabled zones' lists empty. */
 void stress_offline_check_quiesced(struct stress_run *run);
 int stress_run_isolate(struct stress_thread *t, struct mm_op *unused, struct stress_block *b);
+
+/* stress_compact.c */
+/* After stress_lru_init(): lends compaction the LRU's blocks. 0, or -1 out of memory. */
+int stress_compact_init(struct stress_run *run);
+void stress_compact_destroy(struct stress_run *run);
+/* One summary line: what compaction did (passes, pages migrated, stalls, kcompactd). */
+void stress_compact_summary(struct stress_run *run);
+/* Under the LRU's lock: slot now holds a block, or no longer does. */
+void stress_compact_lru_set(struct stress_run *run, struct stress_lru *l, unsigned int slot);
+void stress_compact_lru_clear(struct stress_run *run, struct stress_lru *l, unsigned int slot);
+/* Under the LRU's lock: compaction holds the block in slot (reclaim must wait). */
+bool stress_compact_lru_isolated(const struct stress_lru *l, unsigned int slot);
+int stress_run_compact_alloc(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
+int stress_run_compact_zone(struct stress_thread *t, struct mm_op *op, struct stress_block *b);
+int stress_run_kcompactd(struct stress_thread *t, struct mm_op *unused, struct stress_block *b);
 
 /* stress_jitter.c */
 void stress_jitter_init(struct stress_run *run);

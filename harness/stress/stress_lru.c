@@ -50,7 +50,10 @@ static unsigned long lru_reclaim(void *arg, int node, unsigned long nr)
 	unsigned long freed = 0;
 
 	pthread_mutex_lock(&l->lock);
-	while (freed < nr && l->n && to_inbox(run, &l->b[l->head])) {
+	/* A block compaction holds isolated is off the LRU: reclaim waits for it. */
+	while (freed < nr && l->n && !stress_compact_lru_isolated(l, l->head) &&
+	       to_inbox(run, &l->b[l->head])) {
+		stress_compact_lru_clear(run, l, l->head);
 		freed += 1UL << l->b[l->head].order;
 		atomic_fetch_sub_explicit(&run->lru_pages, UINT64_C(1) << l->b[l->head].order,
 					  memory_order_relaxed);
@@ -99,6 +102,7 @@ bool stress_lru_add(struct stress_run *run, const struct stress_block *b)
 	pthread_mutex_lock(&l->lock);
 	if (l->n < l->cap) {
 		l->b[(l->head + l->n) % l->cap] = *b;
+		stress_compact_lru_set(run, l, (l->head + l->n) % l->cap);
 		l->n++;
 		atomic_fetch_add_explicit(&run->lru_pages, pages, memory_order_relaxed);
 		ok = true;
@@ -131,6 +135,7 @@ void stress_lru_free_all(struct stress_run *run)
 		for (; l->n; l->n--, l->head = (l->head + 1) % l->cap) {
 			const struct stress_block *b = &l->b[l->head];
 			mm_free_pages(run->sim, (uint64_t)b->pfn, b->order, b->owner, b->gen);
+			stress_compact_lru_clear(run, l, l->head);
 		}
 	}
 	atomic_store(&run->lru_pages, 0);

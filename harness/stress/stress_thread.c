@@ -153,15 +153,19 @@ static unsigned int pick_order(struct stress_thread *t)
  */
 static int run_alloc(struct stress_thread *t, struct mm_op *op, struct stress_block *b)
 {
-	uint64_t seq;
-
 	op->alloc.order = (uint8_t)pick_order(t);
 	/* masks real callers pass; one alloc in eight keeps the decoder's raw mask */
 	if (below(t, 8))
 		op->alloc.gfp = mm_gfp_common[below(t, MM_NR_GFP_COMMON)];
 	if (below(t, 4))
 		op->alloc.node = -1;
-	seq = apply(t, op, t->scratch, b->owner, 0);
+	return stress_alloc_block(t, op, b);
+}
+
+int stress_alloc_block(struct stress_thread *t, struct mm_op *op, struct stress_block *b)
+{
+	uint64_t seq = apply(t, op, t->scratch, b->owner, 0);
+
 	if (!seq)
 		return 1;
 	b->pfn = t->scratch[b->owner].pfn;
@@ -453,6 +457,14 @@ const struct stress_mix_entry stress_mix_default[] = {
 	{"isolate",
 	 "a thread offlining and onlining pageblocks and taking them with alloc_contig_range", 1,
 	 MIX_SERVICE, 0, stress_run_isolate},
+	{"compact",
+	 "a costly-order movable allocation that direct-compacts when it fails "
+	 "(__alloc_pages_direct_compact)",
+	 1, MIX_WORKER_OP, MM_OP_ALLOC, stress_run_compact_alloc},
+	{"compact-zone", "a decoded compact op: one zone's direct compaction at its priority", 1,
+	 MIX_WORKER_OP, MM_OP_COMPACT, stress_run_compact_zone},
+	{"kcompactd", "a thread running kcompactd_do_work() on a node, as an online CPU", 1,
+	 MIX_SERVICE, 0, stress_run_kcompactd},
 };
 const unsigned int stress_mix_len = sizeof(stress_mix_default) / sizeof(stress_mix_default[0]);
 

@@ -360,16 +360,16 @@ START_TEST(test_compact_cached_pfn_corrupt)
 
 	reset_cached_positions(z);
 	z->compact_blockskip_flush = true;
-	compact_check_scanners_met(&cc);
+	compact_check_scanners_met(&cc, 0);
 	ck_assert_uint_eq(vr.n, 0);
 	ck_assert_uint_eq(z->compact_cached_free_pfn, 224);
 	z->compact_cached_migrate_pfn[1] = 32; /* the sync scanner's position kept */
-	compact_check_scanners_met(&cc);
+	compact_check_scanners_met(&cc, 0);
 	ck_assert(vrec_has(&vr, "INV-COMPACT-CACHED-PFN"));
 	vrec_init(&vr);
 	reset_cached_positions(z);
 	z->compact_blockskip_flush = false; /* a direct pass that asked for no flush */
-	compact_check_scanners_met(&cc);
+	compact_check_scanners_met(&cc, 0);
 	ck_assert(vrec_has(&vr, "INV-COMPACT-SKIP-FLUSH"));
 	mm_sim_destroy(sim);
 }

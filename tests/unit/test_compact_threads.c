@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_compact_threads.c - compaction's checks as they judge under threads
+ * (docs/compaction.md, "Under threads"): each reports its ID when what it
+ * checks is wrong, and keeps quiet only when another CPU can have made it
+ * so (a reset, another pass, another thread's skip bit). Each reporting
+ * case fails with its check removed; each quiet case fails with its
+ * excuse removed.
+ */
+#include "common.h"
+#include "internal.h"
+
+#include <pthread.h>
+
+/* 1 node, 2 CPUs, a Normal zone of 256 pages in pageblocks of 32; not serial, as under threads. */
+static struct mm_sim *threads_sim(struct vrec *vr)
+{
+	struct mm_config cfg;
+
+	cfg_tiny(&cfg, 2, 6, 5);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 256, 256);
+	struct mm_sim *sim = sim_new(&cfg);
+	sim->serial = false;
+	sim_record(sim, vr);
+	return sim;
+}
+
+static struct zone *normal(struct mm_sim *sim)
+{
+	return &sim->node_data[0]->node_zones[ZONE_NORMAL];
+}
+
+/* A pass's control as compact_zone() sets it up: this thread's state, a whole-zone start. */
+static struct compact_control pass(struct zone *zone)
+{
+	struct compact_control cc = {
+		.zone = zone,
+		.order = 5,
+		.whole_zone = true,
+		.migrate_pfn = zone->zone_start_pfn,
+		.free_pfn = 224,
+		.direct_compaction = true,
+		.fast_found_pfn = COMPACT_NO_PFN,
+	};
+
+	cc.cs = compact_state_current(zone->sim);
+	ck_assert_ptr_nonnull(cc.cs);
+	cc.resets_at_start = atomic_load(&zone->compact_resets);
+	compact_check_pass_begin(&cc);
+	return cc;
+}
+
+/* The stamp the LRU recorded is the truth: a migrated page holding another gen is reported. */
+START_TEST(test_migrate_stamp_from_lru_record)
+{
+	struct vrec vr;
+	struct mm_sim *sim = threads_sim(&vr);
+	uint32_t gen;
+	long long pfn = mm_alloc_pages(sim, 0, MM_GFP_HIGHUSER_MOVABLE, 0, 7, &gen);
+
+	ck_assert_int_ge(pfn, 0);
+	compact_check_migrated(sim, (uint64_t)pfn, -1, 7, gen);
+	ck_assert_uint_eq(vr.n, 0);
+	compact_check_migrated(sim, (uint64_t)pfn, -1, 7, gen + 1);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-MIGRATE-STAMP"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* The fifth entry into a block in one pass is RESCAN, unless a reset ran during the pass. */
+START_TEST(test_rescan_unless_reset)
+{
+	struct vrec vr;
+	struct mm_sim *sim = threads_sim(&vr);
+	struct zone *zone = normal(sim);
+	struct compact_control cc = pass(zone);
+
+	for (int i = 0; i < 4; i++)
+		ck_assert(compact_check_migrate_visit(&cc, 64));
+	ck_assert(!compact_check_migrate_visit(&cc, 64));
+	ck_assert(vrec_has(&vr, "INV-COMPACT-RESCAN"));
+
+	vrec_init(&vr);
+	cc = pass(zone);
+	for (int i = 0; i < 4; i++)
+		ck_assert(compact_check_migrate_visit(&cc, 64));
+	atomic_fetch_add(&zone->compact_resets, 1);	  /* kswapd flushed the bits meanwhile */
+	ck_assert(!compact_check_migrate_visit(&cc, 64)); /* the pass stops, unjudged */
+	ck_assert_uint_eq(vr.n, 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+struct setter {
+	struct mm_sim *sim;
+	uint64_t pfn;
+};
+
+static void *set_skip_elsewhere(void *arg)
+{
+	struct setter *s = arg;
+
+	set_pageblock_skip(s->sim, s->pfn);
+	return NULL;
+}
+
+/*
+ * A fast-found block left unscanned is reported when only this thread set
+ * skip bits since fast_find returned it (its own marking, the bug), not
+ * when another thread set one (perhaps the block's: the kernel's race).
+ */
+START_TEST(test_fastfind_unscanned_unless_others_set)
+{
+	struct vrec vr;
+	struct mm_sim *sim = threads_sim(&vr);
+	struct zone *zone = normal(sim);
+	struct compact_control cc = pass(zone);
+	pthread_t tid;
+
+	compact_check_fast_returned(&cc);
+	set_pageblock_skip(sim, 96); /* as fast_find_migrateblock() marks it in the variant */
+	compact_check_fast_found(&cc, 96, 0);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-FASTFIND-UNSCANNED"));
+
+	vrec_init(&vr);
+	clear_pageblock_skip(sim, 96);
+	cc = pass(zone);
+	compact_check_fast_returned(&cc);
+	ck_assert_int_eq(pthread_create(&tid, NULL, set_skip_elsewhere,
+					&(struct setter){.sim = sim, .pfn = 96}),
+			 0);
+	pthread_join(tid, NULL);
+	compact_check_fast_found(&cc, 96, 0);
+	ck_assert_uint_eq(vr.n, 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* CACHED-PFN judges only when no other pass started and no reset ran since the reset. */
+START_TEST(test_cached_pfn_when_quiet)
+{
+	struct vrec vr;
+	struct mm_sim *sim = threads_sim(&vr);
+	struct zone *zone = normal(sim);
+	struct compact_control cc = {.zone = zone};
+	unsigned int mark;
+
+	atomic_store(&zone->compact_in_flight, 1); /* this pass alone */
+	mark = compact_quiet_begin(zone);
+	reset_cached_positions(zone);
+	zone->compact_cached_migrate_pfn[1] = 32; /* a reset that kept the sync scanner's pfn */
+	compact_check_scanners_met(&cc, mark);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-CACHED-PFN"));
+
+	vrec_init(&vr);
+	mark = compact_quiet_begin(zone);
+	atomic_fetch_add(&zone->compact_pass_starts, 1); /* another pass moved them since */
+	compact_check_scanners_met(&cc, mark);
+	ck_assert_uint_eq(vr.n, 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * DEFER: serial, considered within 1 << shift; under threads the kernel's
+ * lockless updates may leave it above that for a while, never above
+ * 1 << COMPACT_MAX_DEFER_SHIFT.
+ */
+START_TEST(test_defer_bounds_under_threads)
+{
+	struct vrec vr;
+	struct mm_sim *sim = threads_sim(&vr);
+	struct zone *zone = normal(sim);
+
+	zone->compact_defer_shift = 0;
+	zone->compact_considered = 1u << COMPACT_MAX_DEFER_SHIFT;
+	compact_check_defer(zone);
+	ck_assert_uint_eq(vr.n, 0);
+	zone->compact_considered = (1u << COMPACT_MAX_DEFER_SHIFT) + 1;
+	compact_check_defer(zone);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-DEFER"));
+
+	vrec_init(&vr);
+	sim->serial = true;
+	zone->compact_considered = 2;
+	compact_check_defer(zone);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-DEFER"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+static Suite *compact_threads_suite(void)
+{
+	Suite *s = suite_create("compact_threads");
+	TCase *tc = tcase_create("checks as they judge under threads");
+
+	tcase_add_test(tc, test_migrate_stamp_from_lru_record);
+	tcase_add_test(tc, test_rescan_unless_reset);
+	tcase_add_test(tc, test_fastfind_unscanned_unless_others_set);
+	tcase_add_test(tc, test_cached_pfn_when_quiet);
+	tcase_add_test(tc, test_defer_bounds_under_threads);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(compact_threads_suite());
+}
