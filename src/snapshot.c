@@ -134,6 +134,10 @@ static void sim_keep_links(void *obj, const void *own_)
 	sim->nr_handles = own->nr_handles;
 	sim->compact = own->compact;
 	sim->node_distance = own->node_distance;
+	sim->migrate_src = own->migrate_src;
+	atomic_store_explicit(&sim->compact_threads,
+			      atomic_load_explicit(&own->compact_threads, memory_order_relaxed),
+			      memory_order_relaxed);
 }
 
 static void zone_keep_links(struct zone *z, const struct zone *own)
@@ -289,6 +293,10 @@ static void compact_keep_links(void *obj, const void *own_)
 	cs->after = own->after;
 	cs->before_valid = own->before_valid;
 	cs->in_shadow = own->in_shadow;
+	cs->mig_owner = own->mig_owner;
+	cs->mig_gen = own->mig_gen;
+	cs->next_thread = own->next_thread;
+	cs->cookie = own->cookie;
 }
 
 /* Compaction's fill pool (blocks it allocated for itself) and its figures. */
