@@ -818,6 +818,7 @@ static struct mm_sim *defer_out_of_bounds(struct vfirst *r, struct where *w, int
 	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
 	static const long long bound[] = {COMPACT_MAX_DEFER_SHIFT, 4, 4};
 
+	sim->serial = true; /* the serial bound; test_compact_threads has the threaded one */
 	if (which == 0) {
 		z->compact_defer_shift = COMPACT_MAX_DEFER_SHIFT + 1;
 	} else if (which == 1) {
@@ -858,9 +859,9 @@ static struct mm_sim *fire_compact_migrate_stamp(struct vfirst *r, struct where 
 	h.pfn = pfn;
 	*w = (struct where){0, ZONE_NORMAL, 0, pfn, true, h.gen};
 	record(sim, r);
-	compact_check_migrated(sim, &h, (uint64_t)pfn, 7); /* the right owner: silent */
+	compact_check_migrated(sim, (uint64_t)pfn, h.pfn, 7, h.gen); /* the right owner: silent */
 	ck_assert_uint_eq(r->n, 0);
-	compact_check_migrated(sim, &h, (uint64_t)pfn, 8);
+	compact_check_migrated(sim, (uint64_t)pfn, h.pfn, 8, h.gen);
 	return sim;
 }
 
