@@ -729,6 +729,13 @@ void free_one_page(struct zone *zone, uint64_t pfn, unsigned int order);
 /* check.c */
 unsigned long _mm_check_zone_cheap(struct zone *z);
 
+/*
+ * config.c: a config's rows past nr_nodes are zero; these write the used
+ * rows and the scalar fields only (per-input decode and boot)
+ */
+void _mm_config_clear(struct mm_config *cfg);
+void _mm_config_copy(struct mm_config *dst, const struct mm_config *src);
+
 /* check_derived.c: derived state equals the kernel's rule (INV-DERIVED-*) */
 void _mm_derived_boot(struct mm_sim *sim);
 void _mm_derived_vmstat_op(struct mm_sim *sim, const struct mm_op *op, int skipped);

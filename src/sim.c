@@ -273,7 +273,7 @@ int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
 {
 	if (mm_config_validate(cfg, NULL, 0))
 		return -1;
-	sim->cfg = *cfg;
+	_mm_config_copy(&sim->cfg, cfg);
 	sim->max_order = cfg->max_order;
 	sim->pageblock_order = cfg->pageblock_order;
 	sim->nr_nodes = cfg->nr_nodes;
