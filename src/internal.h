@@ -534,20 +534,9 @@ static inline struct mm_cpu_stats *this_cpu_stats(struct mm_sim *sim)
 #define count_events(sim, item, n) stat_add(&this_cpu_stats(sim)->item, (unsigned long long)(n))
 #define count_event(sim, item)	   count_events(sim, item, 1)
 
-static inline void zone_lock(struct zone *z)
-{
-	spin_lock(&z->lock);
-	count_event(z->sim, zone_lock_acquisitions);
-	if (z->sim->jitter)
-		z->sim->jitter(z->sim->jitter_arg);
-}
-
-static inline void zone_unlock(struct zone *z)
-{
-	spin_unlock(&z->lock);
-	if (z->sim->jitter)
-		z->sim->jitter(z->sim->jitter_arg);
-}
+/* zone->lock, counted, with stress --jitter's delay points: src/lockdep.c, out of line */
+void zone_lock(struct zone *z);
+void zone_unlock(struct zone *z);
 
 static inline bool migratetype_is_mergeable(int mt)
 {
