@@ -230,7 +230,7 @@ static void prep_new_page(struct zone *zone, struct page *page, unsigned int ord
  * The checker's count of the free highatomic pages: the HIGHATOMIC lists
  * walked, not nr_free_highatomic. Empty lists without a reserve: O(1).
  */
-static long highatomic_free_pages(const struct zone *zone)
+MM_NO_COVERAGE static long highatomic_free_pages(const struct zone *zone)
 {
 	long n = 0;
 
@@ -251,8 +251,8 @@ static long highatomic_free_pages(const struct zone *zone)
  * __GFP_HIGH request at min, which zone_watermark_fast() lets past the
  * boost (the kernel's rule, restated here).
  */
-static long admission_mark(const struct zone *zone, unsigned int oracle_flags, unsigned int order,
-			   unsigned long boost)
+MM_NO_COVERAGE static long admission_mark(const struct zone *zone, unsigned int oracle_flags,
+					  unsigned int order, unsigned long boost)
 {
 	int wmark = (int)(oracle_flags & ALLOC_WMARK_MASK);
 
@@ -261,8 +261,9 @@ static long admission_mark(const struct zone *zone, unsigned int oracle_flags, u
 	return (long)(READ_ONCE(zone->_watermark[wmark]) + boost);
 }
 
-static long admission_floor(const struct zone *zone, unsigned int oracle_flags, int highest_zoneidx,
-			    unsigned int order, unsigned long boost)
+MM_NO_COVERAGE static long admission_floor(const struct zone *zone, unsigned int oracle_flags,
+					   int highest_zoneidx, unsigned int order,
+					   unsigned long boost)
 {
 	long mark = admission_mark(zone, oracle_flags, order, boost);
 	long floor = _mm_oracle_reserve_floor(mark, oracle_flags) +
@@ -281,8 +282,9 @@ static long admission_floor(const struct zone *zone, unsigned int oracle_flags, 
  * a refusal for highatomic pages that are not free (c928807f6f6b's
  * spurious OOM) fails it. Serial runs; only with a highatomic reserve.
  */
-static void check_refusal_highatomic(struct zone *zone, unsigned int order, unsigned long mark,
-				     int highest_zoneidx, unsigned int alloc_flags)
+MM_NO_COVERAGE static void check_refusal_highatomic(struct zone *zone, unsigned int order,
+						    unsigned long mark, int highest_zoneidx,
+						    unsigned int alloc_flags)
 {
 	long free_pages, floor;
 
@@ -362,8 +364,8 @@ static bool unreserve_highatomic_pageblock(struct mm_sim *sim, const struct allo
  * before the allocation's own update folds a diff under a newer, smaller
  * threshold. O(CPUs) only when the block would leave the floor behind.
  */
-static long admission_drift(const struct zone *zone, unsigned int order, unsigned int oracle_flags,
-			    int highest_zoneidx)
+MM_NO_COVERAGE static long admission_drift(const struct zone *zone, unsigned int order,
+					   unsigned int oracle_flags, int highest_zoneidx)
 {
 	if (!zone->sim->serial || zone->vm_stat_exact[NR_FREE_PAGES] - (1L << order) >=
 					  admission_floor(zone, oracle_flags, highest_zoneidx,
@@ -383,8 +385,8 @@ static long admission_drift(const struct zone *zone, unsigned int order, unsigne
  * floor, drift or not. Its violation names the machine's drift bound, a
  * configuration finding rather than a bug.
  */
-static void check_admission(struct zone *zone, unsigned int order, unsigned int alloc_flags,
-			    const struct alloc_context *ac)
+MM_NO_COVERAGE static void check_admission(struct zone *zone, unsigned int order,
+					   unsigned int alloc_flags, const struct alloc_context *ac)
 {
 	unsigned int oracle_flags = ac->oracle_flags;
 
@@ -421,7 +423,8 @@ static void check_admission(struct zone *zone, unsigned int order, unsigned int 
  * more while the pressure thresholds bound the diffs. Costs a lock hold
  * per admission at low, and only while kswapd is in its pressure window.
  */
-static void check_admission_under_pressure_locked(struct zone *zone, unsigned int order)
+MM_NO_COVERAGE static void check_admission_under_pressure_locked(struct zone *zone,
+								 unsigned int order)
 {
 	if (!READ_ONCE(zone->sim->node_data[zone->node]->kswapd.pressure))
 		return;
@@ -445,8 +448,8 @@ static void check_admission_under_pressure_locked(struct zone *zone, unsigned in
  * estimate admits at low finds exact free pages at min + its size or more.
  * O(1) unless it fails; then the precondition's O(CPUs) walk decides.
  */
-static void check_admission_under_pressure(struct zone *zone, unsigned int order,
-					   unsigned int alloc_flags)
+MM_NO_COVERAGE static void check_admission_under_pressure(struct zone *zone, unsigned int order,
+							  unsigned int alloc_flags)
 {
 	if (!zone->sim->serial) {
 		if ((alloc_flags & (ALLOC_WMARK_MASK | ALLOC_NO_WATERMARKS)) == ALLOC_WMARK_LOW)

@@ -231,7 +231,10 @@ static void shadow_set_node(struct mm_sim *sim, int node, bool pressure)
 
 void _mm_derived_boot(struct mm_sim *sim)
 {
-	memset(&sim->derived, 0, sizeof(sim->derived));
+	/* the rows of the machine's nodes: the shadow covers 64 nodes, a fuzz machine a few */
+	memset(sim->derived.zone, 0, sim->cfg.nr_nodes * sizeof(sim->derived.zone[0]));
+	memset(sim->derived.pressure, 0, sizeof(sim->derived.pressure));
+	sim->derived.ram = 0;
 	for (unsigned int n = 0; n < sim->cfg.nr_nodes; n++)
 		for (int zt = 0; zt < MAX_NR_ZONES; zt++)
 			sim->derived.ram += (unsigned long)sim->cfg.zones[n][zt].managed;

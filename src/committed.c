@@ -21,7 +21,7 @@
 
 #define OVERCOMMIT_RATIO 50
 
-static unsigned long check_commit_drift(struct mm_sim *sim);
+MM_NO_COVERAGE static unsigned long check_commit_drift(struct mm_sim *sim);
 
 static int min_int(int a, int b)
 {
@@ -110,7 +110,7 @@ unsigned long mm_vm_commit_limit(const struct mm_sim *sim)
  * with the committed batch in force, so the exact total may exceed
  * allowed - 1 by at most the locals: (never_bound - 1) per online CPU.
  */
-static void check_never_admission(struct mm_sim *sim, long allowed, long pages)
+MM_NO_COVERAGE static void check_never_admission(struct mm_sim *sim, long allowed, long pages)
 {
 	struct pcpu_state *s = sim->pcc;
 	int64_t exact = READ_ONCE(s->vm_committed_as.truth);
@@ -269,7 +269,7 @@ long long mm_vm_committed_local(const struct mm_sim *sim, int cpu)
  * relies on. _mm_committed_check() adds the counter's own INV-PCPU-SUM
  * and INV-PCPU-DRIFT.
  */
-static unsigned long check_commit_drift(struct mm_sim *sim)
+MM_NO_COVERAGE static unsigned long check_commit_drift(struct mm_sim *sim)
 {
 	struct pcpu_state *s = sim->pcc;
 	struct percpu_counter *fbc = &s->vm_committed_as;

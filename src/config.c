@@ -5,6 +5,7 @@
  */
 #include "internal.h"
 
+#include <stddef.h>
 #include <string.h>
 
 static const char *const zone_names[MAX_NR_ZONES] = {"DMA", "DMA32", "Normal", "Movable", "Device"};
@@ -30,6 +31,48 @@ void mm_config_init(struct mm_config *cfg)
 	cfg->max_order = MM_MAX_PAGE_ORDER;
 	cfg->pageblock_order = 9;
 	cfg->watermark_scale_factor = 10;
+}
+
+/*
+ * A config holds rows for MM_MAX_NODES nodes (10 KB); a fuzz machine uses a
+ * few, and every input's decode and boot copy one. The rows past nr_nodes
+ * are kept zero (mm_config_init, and these two), so only the used rows and
+ * the fields after them are written.
+ */
+_Static_assert(offsetof(struct mm_config, cpus_per_node) == sizeof(unsigned int) &&
+		       offsetof(struct mm_config, zones) >
+			       offsetof(struct mm_config, cpus_per_node) &&
+		       offsetof(struct mm_config, max_order) >=
+			       offsetof(struct mm_config, zones) +
+				       sizeof(((struct mm_config *)0)->zones),
+	       "nr_nodes, then the per-node rows, then the scalar fields from max_order on");
+#define CONFIG_TAIL offsetof(struct mm_config, max_order)
+
+static void config_clear_rows(struct mm_config *cfg, unsigned int from, unsigned int to)
+{
+	if (to <= from)
+		return;
+	memset(&cfg->cpus_per_node[from], 0, (to - from) * sizeof(cfg->cpus_per_node[0]));
+	memset(&cfg->zones[from], 0, (to - from) * sizeof(cfg->zones[0]));
+}
+
+void _mm_config_clear(struct mm_config *cfg)
+{
+	config_clear_rows(cfg, 0, cfg->nr_nodes);
+	cfg->nr_nodes = 0;
+	memset((char *)cfg + CONFIG_TAIL, 0, sizeof(*cfg) - CONFIG_TAIL);
+}
+
+void _mm_config_copy(struct mm_config *dst, const struct mm_config *src)
+{
+	unsigned int n = src->nr_nodes;
+
+	config_clear_rows(dst, n, dst->nr_nodes);
+	dst->nr_nodes = n;
+	memcpy(dst->cpus_per_node, src->cpus_per_node, n * sizeof(src->cpus_per_node[0]));
+	memcpy(dst->zones, src->zones, n * sizeof(src->zones[0]));
+	memcpy((char *)dst + CONFIG_TAIL, (const char *)src + CONFIG_TAIL,
+	       sizeof(*dst) - CONFIG_TAIL);
 }
 
 void mm_config_default(struct mm_config *cfg)

@@ -543,20 +543,9 @@ static inline struct mm_cpu_stats *this_cpu_stats(struct mm_sim *sim)
 #define count_events(sim, item, n) stat_add(&this_cpu_stats(sim)->item, (unsigned long long)(n))
 #define count_event(sim, item)	   count_events(sim, item, 1)
 
-static inline void zone_lock(struct zone *z)
-{
-	spin_lock(&z->lock);
-	count_event(z->sim, zone_lock_acquisitions);
-	if (z->sim->jitter)
-		z->sim->jitter(z->sim->jitter_arg);
-}
-
-static inline void zone_unlock(struct zone *z)
-{
-	spin_unlock(&z->lock);
-	if (z->sim->jitter)
-		z->sim->jitter(z->sim->jitter_arg);
-}
+/* zone->lock, counted, with stress --jitter's delay points: src/lockdep.c, out of line */
+void zone_lock(struct zone *z);
+void zone_unlock(struct zone *z);
 
 static inline bool migratetype_is_mergeable(int mt)
 {
@@ -737,6 +726,13 @@ void free_one_page(struct zone *zone, uint64_t pfn, unsigned int order);
 
 /* check.c */
 unsigned long _mm_check_zone_cheap(struct zone *z);
+
+/*
+ * config.c: a config's rows past nr_nodes are zero; these write the used
+ * rows and the scalar fields only (per-input decode and boot)
+ */
+void _mm_config_clear(struct mm_config *cfg);
+void _mm_config_copy(struct mm_config *dst, const struct mm_config *src);
 
 /* check_derived.c: derived state equals the kernel's rule (INV-DERIVED-*) */
 void _mm_derived_boot(struct mm_sim *sim);

@@ -212,11 +212,12 @@ static void offline_isolated_pages(struct zone *zone, uint64_t start, uint64_t e
 	zone_unlock(zone);
 }
 
-static void snapshot_range(struct zone *zone, uint64_t start, uint64_t end,
-			   struct isolate_snapshot *s);
-static void check_isolated_range(struct zone *zone, uint64_t start, uint64_t end,
-				 const struct isolate_snapshot *s, long moved);
-static void check_undone_range(struct zone *zone, uint64_t start, uint64_t end, long want_free);
+MM_NO_COVERAGE static void snapshot_range(struct zone *zone, uint64_t start, uint64_t end,
+					  struct isolate_snapshot *s);
+MM_NO_COVERAGE static void check_isolated_range(struct zone *zone, uint64_t start, uint64_t end,
+						const struct isolate_snapshot *s, long moved);
+MM_NO_COVERAGE static void check_undone_range(struct zone *zone, uint64_t start, uint64_t end,
+					      long want_free);
 
 /*
  * The middle of offline_pages() and alloc_contig_range(): migrate, check
@@ -466,9 +467,10 @@ int _mm_op_range(struct mm_op_ctx *ctx, const struct mm_op *op)
  * ---------------------------------------------------------------------- */
 
 /* Pages of [start, end) in free buddy blocks, as the memmap says; *pcp: those on pcp lists. */
-static uint64_t covering_buddy(struct zone *zone, uint64_t pfn);
+MM_NO_COVERAGE static uint64_t covering_buddy(struct zone *zone, uint64_t pfn);
 
-static long range_free_pages(struct zone *zone, uint64_t start, uint64_t end, long *pcp)
+MM_NO_COVERAGE static long range_free_pages(struct zone *zone, uint64_t start, uint64_t end,
+					    long *pcp)
 {
 	struct mm_sim *sim = zone->sim;
 	long n = 0, on_pcp = 0;
@@ -507,8 +509,8 @@ static long range_free_pages(struct zone *zone, uint64_t start, uint64_t end, lo
 	return n;
 }
 
-static void snapshot_range(struct zone *zone, uint64_t start, uint64_t end,
-			   struct isolate_snapshot *s)
+MM_NO_COVERAGE static void snapshot_range(struct zone *zone, uint64_t start, uint64_t end,
+					  struct isolate_snapshot *s)
 {
 	long in_range, all;
 
@@ -526,7 +528,7 @@ static void snapshot_range(struct zone *zone, uint64_t start, uint64_t end,
 }
 
 /* Pages of [start, end) on the zone's ISOLATE free lists; INV-ISOLATE-FREELIST-TYPE on the way. */
-static long isolate_listed_pages(struct zone *zone, uint64_t start, uint64_t end)
+MM_NO_COVERAGE static long isolate_listed_pages(struct zone *zone, uint64_t start, uint64_t end)
 {
 	struct mm_sim *sim = zone->sim;
 	long n = 0;
@@ -552,7 +554,7 @@ static long isolate_listed_pages(struct zone *zone, uint64_t start, uint64_t end
 }
 
 /* A free block larger than a pageblock over pfn's pageblock: its head, or PFN_NIL. */
-static uint64_t covering_buddy(struct zone *zone, uint64_t pfn)
+MM_NO_COVERAGE static uint64_t covering_buddy(struct zone *zone, uint64_t pfn)
 {
 	struct mm_sim *sim = zone->sim;
 
@@ -571,7 +573,7 @@ static uint64_t covering_buddy(struct zone *zone, uint64_t pfn)
  * INV-ISOLATE-MERGE: no free block spans an isolated pageblock and another
  * of a different type, at the range's pageblocks and its neighbours.
  */
-static void check_no_merge_across(struct zone *zone, uint64_t start, uint64_t end)
+MM_NO_COVERAGE static void check_no_merge_across(struct zone *zone, uint64_t start, uint64_t end)
 {
 	struct mm_sim *sim = zone->sim;
 	uint64_t nr_pb = pb_pages(sim);
@@ -602,8 +604,8 @@ static void check_no_merge_across(struct zone *zone, uint64_t start, uint64_t en
  * pages left, and the range's pcp pages, are isolated), and
  * every free page of the range is on an ISOLATE list (INV-ISOLATE-LEAK).
  */
-static void check_isolated_range(struct zone *zone, uint64_t start, uint64_t end,
-				 const struct isolate_snapshot *s, long moved)
+MM_NO_COVERAGE static void check_isolated_range(struct zone *zone, uint64_t start, uint64_t end,
+						const struct isolate_snapshot *s, long moved)
 {
 	long want = s->nr_free_exact - s->range_free + s->pcp_outside - moved;
 	bool serial = zone->sim->serial;
@@ -643,7 +645,8 @@ static void check_isolated_range(struct zone *zone, uint64_t start, uint64_t end
  * range is isolated, none of its pages is on an ISOLATE list, and
  * NR_FREE_PAGES is want_free, the checker's count.
  */
-static void check_undone_range(struct zone *zone, uint64_t start, uint64_t end, long want_free)
+MM_NO_COVERAGE static void check_undone_range(struct zone *zone, uint64_t start, uint64_t end,
+					      long want_free)
 {
 	struct mm_sim *sim = zone->sim;
 	long listed = 0;

@@ -61,7 +61,8 @@ long long mm_get_mm_counter(const struct mm_sim *sim, int idx, int type)
 	return percpu_counter_read_positive(&mm->rss_stat[type]);
 }
 
-static unsigned long check_mm_counters(struct mm_sim *sim, struct mm_struct *mm, int idx)
+MM_NO_COVERAGE static unsigned long check_mm_counters(struct mm_sim *sim, struct mm_struct *mm,
+						      int idx)
 {
 	unsigned long bad = 0;
 

@@ -170,7 +170,7 @@ static void decode_config(const uint8_t *d, size_t len, const struct mm_limits *
 	unsigned int max_cpus =
 		lim->max_cpus_per_node < HDR_MAX_CPUS ? lim->max_cpus_per_node : HDR_MAX_CPUS;
 
-	memset(cfg, 0, sizeof(*cfg));
+	_mm_config_clear(cfg);
 	cfg->nr_nodes = 1 + hdr8(d, len, HDR_NODES) % max_nodes;
 	for (unsigned int n = 0; n < cfg->nr_nodes; n++)
 		cfg->cpus_per_node[n] = decode_cpus(hdr8(d, len, HDR_CPUS + n), max_cpus);

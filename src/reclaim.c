@@ -239,8 +239,8 @@ static void balance_pgdat(struct mm_sim *sim, struct pglist_data *pgdat, unsigne
  * the others where they were. before: the boosts the checker read before
  * the run (serial runs).
  */
-unsigned long _mm_check_boost_decay(struct pglist_data *pgdat, int highest_zoneidx,
-				    const unsigned long *before)
+MM_NO_COVERAGE unsigned long _mm_check_boost_decay(struct pglist_data *pgdat, int highest_zoneidx,
+						   const unsigned long *before)
 {
 	unsigned long bad = 0;
 

@@ -234,12 +234,44 @@ static void zone_free_managed(struct mm_sim *sim, struct zone *z)
 }
 
 /* Pfns in no zone: gaps between zones and nodes. */
+static void memmap_clear(struct mm_sim *sim, uint64_t start, uint64_t end)
+{
+	/* PG_NOZONE and zone 0 are zero: a zeroed descriptor is a hole */
+	_Static_assert(PG_NOZONE == 0, "a zeroed descriptor is a hole");
+	memset(&sim->mem_map[start], 0, (size_t)(end - start) * sizeof(struct page));
+	sim->reset_bytes += (size_t)(end - start) * sizeof(struct page);
+}
+
+/*
+ * Clears the gaps only: most machines have one, below the first zone, and
+ * the memmap is every input's largest buffer. The spans are sorted by start
+ * (a node's zones come in order, the nodes need not).
+ */
 MM_SCAN static void memmap_init_holes(struct mm_sim *sim)
 {
-	/* PG_NOZONE and zone 0 are zero: one memset, the zones' runs overwrite their spans */
-	_Static_assert(PG_NOZONE == 0, "a zeroed descriptor is a hole");
-	memset(sim->mem_map, 0, sim->max_pfn * sizeof(struct page));
-	sim->reset_bytes += sim->max_pfn * sizeof(struct page);
+	struct {
+		uint64_t start, end;
+	} span[MM_MAX_NODES * MAX_NR_ZONES];
+	unsigned int nr = 0;
+	uint64_t pfn = 0;
+
+	for_each_zone(sim, z) {
+		if (!z->spanned_pages)
+			continue;
+		unsigned int i = nr++;
+		for (; i && span[i - 1].start > z->zone_start_pfn; i--)
+			span[i] = span[i - 1];
+		span[i].start = z->zone_start_pfn;
+		span[i].end = z->zone_start_pfn + z->spanned_pages;
+	}
+	for (unsigned int i = 0; i < nr; i++) {
+		if (span[i].start > pfn)
+			memmap_clear(sim, pfn, span[i].start);
+		if (span[i].end > pfn)
+			pfn = span[i].end;
+	}
+	if (sim->max_pfn > pfn)
+		memmap_clear(sim, pfn, sim->max_pfn);
 }
 
 /* Lays out every node, zone and page descriptor of the configured machine. */
@@ -273,7 +305,7 @@ int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
 {
 	if (mm_config_validate(cfg, NULL, 0))
 		return -1;
-	sim->cfg = *cfg;
+	_mm_config_copy(&sim->cfg, cfg);
 	sim->max_order = cfg->max_order;
 	sim->pageblock_order = cfg->pageblock_order;
 	sim->nr_nodes = cfg->nr_nodes;

@@ -351,7 +351,7 @@ bool boost_watermark(struct zone *zone)
  * bound is the largest of the factors since the boost was last 0: the
  * checker's boost_factor_seen. O(1): after every op on the zone's node.
  */
-unsigned long _mm_check_boost_bound(struct zone *zone)
+MM_NO_COVERAGE unsigned long _mm_check_boost_bound(struct zone *zone)
 {
 	unsigned long boost = READ_ONCE(zone->watermark_boost);
 	unsigned int factor = READ_ONCE(zone->sim->boost_factor_seen);
