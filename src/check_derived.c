@@ -259,6 +259,9 @@ static void shadow_follow(struct mm_sim *sim)
 	sim->derived.pending = sim->deferred_pending;
 }
 
+MM_SCAN static unsigned long check_vmstat_nodes(struct mm_sim *sim, unsigned int first,
+						unsigned int end);
+
 void _mm_derived_vmstat_op(struct mm_sim *sim, const struct mm_op *op, int skipped)
 {
 	if (!sim->serial || skipped)
@@ -279,7 +282,10 @@ void _mm_derived_vmstat_op(struct mm_sim *sim, const struct mm_op *op, int skipp
 	if (op->kind == MM_OP_KSWAPD_WAKE)
 		_mm_derived_check_kswapd_request(sim, op->vmstat.node, op->vmstat.order,
 						 (int)op->vmstat.zone);
-	if (set)
+	/* kswapd's ops set one node's thresholds: the others wait for the next scan */
+	if (set && (op->kind == MM_OP_KSWAPD_STEP || op->kind == MM_OP_KSWAPD_SLEEP))
+		check_vmstat_nodes(sim, op->vmstat.node, op->vmstat.node + 1);
+	else if (set)
 		_mm_derived_check_vmstat(sim);
 }
 
@@ -297,50 +303,61 @@ void _mm_derived_vmstat_op(struct mm_sim *sim, const struct mm_op *op, int skipp
  * recompute set (the shadow). O(zones x CPUs): after hotplug, sysctl,
  * refresh and kswapd ops, and at full scans.
  */
-MM_SCAN unsigned long _mm_derived_check_vmstat(struct mm_sim *sim)
+MM_SCAN_INLINE static unsigned long check_vmstat_zone(struct mm_sim *sim, const struct zone *z)
 {
 	unsigned long bad = 0;
 
-	if (!sim->serial)
+	if (!z->per_cpu_zonestats)
 		return 0;
-	shadow_follow(sim);
-	for_each_zone(sim, z) {
-		if (!z->per_cpu_zonestats)
+	const struct derived_zone *d = dz(sim, z);
+	if (READ_ONCE(z->percpu_drift_mark) != d->drift_mark) {
+		zreport(z, "INV-DERIVED-DRIFT-MARK", -1, d->drift_mark, z->percpu_drift_mark,
+			"percpu_drift_mark is not what refresh_zone_stat_thresholds() set");
+		bad++;
+	}
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
+		int8_t t = READ_ONCE(z->per_cpu_zonestats[cpu].stat_threshold);
+		if (t == d->threshold || !cpu_online(sim, cpu))
 			continue;
-		const struct derived_zone *d = dz(sim, z);
-		if (READ_ONCE(z->percpu_drift_mark) != d->drift_mark) {
-			zreport(z, "INV-DERIVED-DRIFT-MARK", -1, d->drift_mark,
-				z->percpu_drift_mark,
-				"percpu_drift_mark is not what refresh_zone_stat_thresholds() set");
+		zreport(z, "INV-DERIVED-VMSTAT-THRESH", (int)cpu, d->threshold, t,
+			"stat_threshold is not the %s threshold of the last recompute",
+			sim->derived.pressure[z->node] && d->drift_mark ? "pressure" : "normal");
+		bad++;
+		break;
+	}
+	/*
+	 * The kernel's own staleness: a watermark sysctl refreshes no
+	 * threshold, so the mark may be computed for an old low - min.
+	 */
+	if (sim->strict_watermarks && !sim->deferred_pending) {
+		unsigned long now =
+			rule_drift_mark(sim, z, rule_normal_threshold(sim, z), d->drift_mark);
+		if (now != d->drift_mark) {
+			zreport(z, "INV-DERIVED-STALE", -1, now, d->drift_mark,
+				"the drift mark was computed for other watermarks: a refresh now "
+				"would set it (the kernel allows this)");
 			bad++;
-		}
-		for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++) {
-			int8_t t = READ_ONCE(z->per_cpu_zonestats[cpu].stat_threshold);
-			if (t == d->threshold || !cpu_online(sim, cpu))
-				continue;
-			zreport(z, "INV-DERIVED-VMSTAT-THRESH", (int)cpu, d->threshold, t,
-				"stat_threshold is not the %s threshold of the last recompute",
-				sim->derived.pressure[z->node] && d->drift_mark ? "pressure"
-										: "normal");
-			bad++;
-			break;
-		}
-		/*
-		 * The kernel's own staleness: a watermark sysctl refreshes no
-		 * threshold, so the mark may be computed for an old low - min.
-		 */
-		if (sim->strict_watermarks && !sim->deferred_pending) {
-			unsigned long now = rule_drift_mark(sim, z, rule_normal_threshold(sim, z),
-							    d->drift_mark);
-			if (now != d->drift_mark) {
-				zreport(z, "INV-DERIVED-STALE", -1, now, d->drift_mark,
-					"the drift mark was computed for other watermarks: a "
-					"refresh now would set it (the kernel allows this)");
-				bad++;
-			}
 		}
 	}
 	return bad;
+}
+
+/* The zones of nodes first..end-1 */
+MM_SCAN static unsigned long check_vmstat_nodes(struct mm_sim *sim, unsigned int first,
+						unsigned int end)
+{
+	unsigned long bad = 0;
+
+	shadow_follow(sim);
+	for (unsigned int n = first; n < end; n++)
+		for (int zt = 0; zt < MAX_NR_ZONES; zt++)
+			bad += check_vmstat_zone(sim, &sim->node_data[n]->node_zones[zt]);
+	return bad;
+}
+
+unsigned long _mm_derived_check_vmstat(struct mm_sim *sim)
+{
+	return sim->serial ? check_vmstat_nodes(sim, 0, sim->nr_nodes) : 0;
 }
 
 /* INV-DERIVED-WMARK, -MIN-FREE-KBYTES, -LOWMEM: the watermark setup's outputs */
