@@ -171,6 +171,11 @@ struct per_cpu_zonestat {
 	int8_t stat_threshold;
 	/* The checker's: the threshold in force when each diff last changed. */
 	int8_t update_threshold[NR_VM_ZONE_STAT_ITEMS];
+	/*
+	 * The checker's, under this CPU's pcp lock: PCPF_FREE_HIGH_BATCH as the
+	 * kernel's rule gave it at the CPU's last cacheinfo update (oracle_pcp.c).
+	 */
+	uint8_t free_high_batch;
 };
 
 /* zone->flags bits */
@@ -635,6 +640,8 @@ struct pcp_free_inputs {
 	unsigned int order;
 };
 bool _mm_oracle_free_high(const struct pcp_free_inputs *in);
+void _mm_oracle_note_cacheinfo(struct zone *zone, unsigned int cpu);
+void cacheinfo_cpu_online(struct mm_sim *sim, unsigned int cpu);
 void _mm_oracle_check_free_high(struct zone *zone, unsigned int cpu,
 				const struct pcp_free_inputs *in, uint8_t flags_after,
 				bool free_high, int freed);
