@@ -173,7 +173,9 @@ struct per_cpu_zonestat {
 	int8_t update_threshold[NR_VM_ZONE_STAT_ITEMS];
 	/*
 	 * The checker's, under this CPU's pcp lock: PCPF_FREE_HIGH_BATCH as the
-	 * kernel's rule gave it at the CPU's last cacheinfo update (oracle_pcp.c).
+	 * kernel's rule gave it at the CPU's last cacheinfo update since boot,
+	 * FHB_CLEAR or FHB_SET; 0 (none since boot) means the zone's
+	 * free_high_batch_boot (oracle_pcp.c).
 	 */
 	uint8_t free_high_batch;
 };
@@ -241,6 +243,8 @@ struct zone {
 	unsigned int compact_considered, compact_defer_shift;
 	int compact_order_failed;
 	bool compact_blockskip_flush;
+	/* The checker's: PCPF_FREE_HIGH_BATCH as the rule gave it at boot (oracle_pcp.c). */
+	bool free_high_batch_boot;
 	/* Free pages compaction holds isolated (cc->freepages): counted in conservation. */
 	long nr_isolated_free;
 	/* The checker's: pages offline_pages() took out of the zone, not yet back online. */
@@ -641,7 +645,9 @@ struct pcp_free_inputs {
 };
 bool _mm_oracle_free_high(const struct pcp_free_inputs *in);
 void _mm_oracle_note_cacheinfo(struct zone *zone, unsigned int cpu);
+void _mm_oracle_note_cacheinfo_boot(struct zone *zone);
 void cacheinfo_cpu_online(struct mm_sim *sim, unsigned int cpu);
+void cacheinfo_boot(struct mm_sim *sim);
 void _mm_oracle_check_free_high(struct zone *zone, unsigned int cpu,
 				const struct pcp_free_inputs *in, uint8_t flags_after,
 				bool free_high, int freed);

@@ -40,6 +40,19 @@ static bool slice_holds_batches(const struct mm_sim *sim, int batch)
 	return batch >= 0 && slice_pages > 3 * (unsigned long)batch;
 }
 
+/* The checker's per-CPU record: which flag the last update since boot gave. */
+#define FHB_CLEAR 1
+#define FHB_SET	  2
+
+/*
+ * At boot every CPU has the zone's batch: the rule's flag is noted once per
+ * zone, and each CPU's first free compares its flag with it. O(1).
+ */
+void _mm_oracle_note_cacheinfo_boot(struct zone *zone)
+{
+	zone->free_high_batch_boot = slice_holds_batches(zone->sim, zone->pageset_batch);
+}
+
 /*
  * After the model's cacheinfo update of cpu's pageset in zone: the flag
  * must be the rule's for the batch of this moment; the checker keeps the
@@ -55,7 +68,7 @@ void _mm_oracle_note_cacheinfo(struct zone *zone, unsigned int cpu)
 	int batch = pcp->batch;
 	bool want = slice_holds_batches(zone->sim, batch);
 	bool got = pcp->flags & PCPF_FREE_HIGH_BATCH;
-	zone->per_cpu_zonestats[cpu].free_high_batch = want;
+	zone->per_cpu_zonestats[cpu].free_high_batch = want ? FHB_SET : FHB_CLEAR;
 	spin_unlock(lock);
 	if (want != got)
 		zone_report(zone, "INV-PCP-FREE-HIGH-BATCH", -1, want, got,
@@ -69,8 +82,9 @@ void _mm_oracle_check_free_high(struct zone *zone, unsigned int cpu,
 				bool free_high, int freed)
 {
 	/* The flag as the checker expects it, in place of the model's. */
-	uint8_t batch_flag =
-		zone->per_cpu_zonestats[cpu].free_high_batch ? PCPF_FREE_HIGH_BATCH : 0;
+	uint8_t noted = zone->per_cpu_zonestats[cpu].free_high_batch;
+	bool expect = noted ? noted == FHB_SET : zone->free_high_batch_boot;
+	uint8_t batch_flag = expect ? PCPF_FREE_HIGH_BATCH : 0;
 	struct pcp_free_inputs rule = *in;
 
 	if ((in->flags & PCPF_FREE_HIGH_BATCH) != batch_flag ||

@@ -162,24 +162,56 @@ void zone_set_pageset_high_and_batch(struct zone *zone, int cpu_online)
 		__zone_set_pageset_high_and_batch(zone, high_min, high_max, batch);
 }
 
+/* The cache slice in pages: cacheinfo's per_cpu_data_slice_size >> PAGE_SHIFT. */
+static unsigned long slice_pages(const struct mm_sim *sim)
+{
+	return ((unsigned long)sim->cfg.cache_slice_kb << 10) >> MM_PAGE_SHIFT;
+}
+
 /*
- * models zone_pcp_update_cacheinfo() (6.10): with a cache slice above 3
- * batches, PCPF_FREE_HIGH_BATCH lets the lists keep a batch of high-order
- * frees before free_high flushes them (free_unref_page_commit()). Judged
- * against the batch of this moment only: a later resize leaves the flag
- * as it is, in the kernel too.
+ * The rule of zone_pcp_update_cacheinfo() (6.10): with a cache slice above
+ * 3 batches, PCPF_FREE_HIGH_BATCH lets the lists keep a batch of
+ * high-order frees before free_high flushes them (free_unref_page_commit()).
+ * Judged against the batch of this moment only: a later resize leaves the
+ * flag as it is, in the kernel too.
  */
+static bool slice_keeps_batch(unsigned long pages, int batch)
+{
+	return pages > 3UL * (unsigned long)batch;
+}
+
+/* models zone_pcp_update_cacheinfo() (6.10), under pcp->lock */
 static void zone_pcp_update_cacheinfo(struct zone *zone, unsigned int cpu)
 {
 	struct per_cpu_pages *pcp = zone_pcp(zone, cpu);
-	unsigned long slice_bytes = (unsigned long)zone->sim->cfg.cache_slice_kb << 10;
 
 	pcp_lock(zone, cpu);
-	if ((slice_bytes >> MM_PAGE_SHIFT) > 3UL * (unsigned long)pcp->batch)
+	if (slice_keeps_batch(slice_pages(zone->sim), pcp->batch))
 		pcp->flags |= PCPF_FREE_HIGH_BATCH;
 	else
 		pcp->flags &= (uint8_t)~PCPF_FREE_HIGH_BATCH;
 	pcp_unlock(zone, cpu);
+}
+
+/*
+ * models cacheinfo_sysfs_init() (a device initcall): cacheinfo_cpu_online()
+ * on every CPU online at boot, as one scan. Boot runs on one thread (no
+ * pcp lock), every CPU has its zone's batch, and per_cpu_pages_init() left
+ * every flag clear: only a zone whose rule sets the flag is written. The
+ * checker notes the rule's flag once per zone.
+ */
+MM_SCAN void cacheinfo_boot(struct mm_sim *sim)
+{
+	for_each_zone(sim, z) {
+		if (!z->per_cpu_pageset || !populated_zone(z))
+			continue;
+		_mm_oracle_note_cacheinfo_boot(z);
+		if (!slice_keeps_batch(slice_pages(sim), z->pageset_batch))
+			continue;
+		for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
+			if (cpu_online(sim, cpu))
+				z->per_cpu_pageset[cpu].flags |= PCPF_FREE_HIGH_BATCH;
+	}
 }
 
 /*
@@ -188,10 +220,9 @@ static void zone_pcp_update_cacheinfo(struct zone *zone, unsigned int cpu)
  * cache_slice_kb) and setup_pcp_cacheinfo(cpu) updates this CPU's flag in
  * every populated zone. Sharing CPUs would have theirs redone too, and a
  * CPU going down would change their slice (cacheinfo_cpu_pre_down());
- * with a private cache neither happens. Runs at boot after the pagesets
- * are sized (cacheinfo_sysfs_init() is a device initcall) and after
- * page_alloc_cpu_online() when a CPU comes up (CPUHP_AP_BASE_CACHEINFO_ONLINE
- * comes after CPUHP_PAGE_ALLOC).
+ * with a private cache neither happens. Runs after page_alloc_cpu_online()
+ * when a CPU comes up (CPUHP_AP_BASE_CACHEINFO_ONLINE comes after
+ * CPUHP_PAGE_ALLOC); at boot, cacheinfo_boot() does the same.
  */
 void cacheinfo_cpu_online(struct mm_sim *sim, unsigned int cpu)
 {

@@ -315,13 +315,7 @@ int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
 		}
 	}
 	init_per_zone_wmark_min(sim);
-	/*
-	 * cacheinfo_sysfs_init(), a device initcall: each online CPU's cache
-	 * slice. Without one it would clear flags that are clear: skipped.
-	 */
-	for (unsigned int cpu = 0; cfg->cache_slice_kb && cpu < sim->nr_cpus; cpu++)
-		if (cpu_online(sim, cpu))
-			cacheinfo_cpu_online(sim, cpu);
+	cacheinfo_boot(sim); /* cacheinfo_sysfs_init(): each CPU's PCPF_FREE_HIGH_BATCH */
 	/* The figures start with the booted machine. */
 	for_each_zone(sim, z) {
 		z->min_exact_free = z->vm_stat_exact[NR_FREE_PAGES];
