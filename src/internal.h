@@ -292,6 +292,7 @@ struct mm_policy {
 	bool free_without_zone_lock;	   /* free_one_page skips zone->lock */
 	bool pcp_stale_migratetype;	   /* 51bb1a4093cc's fix undone */
 	bool highatomic_unusable_reserved; /* c928807f6f6b's fix undone */
+	bool boost_wake_without_boost;	   /* 597c892038e0's fix undone */
 
 	/* percpu_counter, vm_committed_as, rss (seeds 003, 004) */
 	bool commit_switch_no_sync;    /* NEVER published before the new batch, no sync */
@@ -681,6 +682,7 @@ bool pgdat_balanced(struct pglist_data *pgdat, unsigned int order, int highest_z
 int _mm_kswapd_step(struct mm_sim *sim, int node);
 int _mm_kswapd_try_to_sleep(struct mm_sim *sim, int node);
 void _mm_kswapd_reset(struct mm_sim *sim);
+unsigned long _mm_check_boost_wake(struct zone *zone, unsigned int factor);
 unsigned long _mm_check_boost_decay(struct pglist_data *pgdat, int highest_zoneidx,
 				    const unsigned long *boost_before);
 
