@@ -15,18 +15,29 @@ static struct zone *normal(struct mm_sim *sim)
 	return &sim->node_data[0]->node_zones[ZONE_NORMAL];
 }
 
-/* One Normal zone of 4096 pages, nr_cpus CPUs, pcp lists on, serial. */
-static struct mm_sim *pcp_machine(unsigned int nr_cpus)
+/*
+ * One Normal zone of the given pages, nr_cpus CPUs, pcp lists on, serial;
+ * the cache slice and deferred init as given.
+ */
+static struct mm_sim *machine(unsigned int nr_cpus, uint64_t pages, unsigned int slice_kb,
+			      uint64_t deferred)
 {
 	struct mm_config cfg;
 	struct mm_sim *sim;
 
 	cfg_tiny(&cfg, nr_cpus, 10, 9);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 4096, 4096);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, pages, pages);
+	cfg.cache_slice_kb = slice_kb;
+	cfg.deferred_init_pages = deferred;
 	sim = sim_new(&cfg);
 	mm_set_current_cpu(0);
 	sim->serial = true;
 	return sim;
+}
+
+static struct mm_sim *pcp_machine(unsigned int nr_cpus)
+{
+	return machine(nr_cpus, 4096, 0, 0);
 }
 
 /* The rule of decay_pcp_high() with empty lists: high - high / 8, at least high_min. */
@@ -113,17 +124,7 @@ END_TEST
 /* One Normal zone of 65536 pages (batch 15), 2 CPUs, the given cache slice. */
 static struct mm_sim *slice_machine(unsigned int slice_kb, uint64_t deferred)
 {
-	struct mm_config cfg;
-	struct mm_sim *sim;
-
-	cfg_tiny(&cfg, 2, 10, 9);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 65536, 65536);
-	cfg.cache_slice_kb = slice_kb;
-	cfg.deferred_init_pages = deferred;
-	sim = sim_new(&cfg);
-	mm_set_current_cpu(0);
-	sim->serial = true;
-	return sim;
+	return machine(2, 65536, slice_kb, deferred);
 }
 
 static bool batch_flag(struct mm_sim *sim, unsigned int cpu)
