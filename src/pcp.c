@@ -494,6 +494,14 @@ int decay_pcp_high(struct zone *zone, unsigned int cpu)
 	if (!zone->per_cpu_pageset || cpu >= zone->sim->nr_cpus)
 		return 0;
 	pcp = zone_pcp(zone, cpu);
+	/*
+	 * An idle CPU (high at most high_min, nothing above it) has nothing to
+	 * decay: the kernel looks without the lock too. Only serial runs may
+	 * look so here, as the owner's writes are plain; vm.stat_refresh visits
+	 * every online CPU of every zone.
+	 */
+	if (zone->sim->serial && pcp->high <= READ_ONCE(pcp->high_min) && pcp->count <= pcp->high)
+		return 0;
 	pcp_lock(zone, cpu);
 	int high_before = pcp->high, count_before = pcp->count; /* the checker's */
 	int high_min = READ_ONCE(pcp->high_min), batch = READ_ONCE(pcp->batch);
