@@ -276,11 +276,43 @@ MM_NO_COVERAGE static long admission_floor(const struct zone *zone, unsigned int
 }
 
 /*
+ * INV-WMARK-HIGHATOMIC under threads. Other CPUs move the estimate, the
+ * reserve and the HIGHATOMIC lists between the refusal and any check, so
+ * the same watermark check (same flags, the mark read again) is evaluated
+ * again under zone->lock, where all of them hold still: if it refuses
+ * now, the free pages less the free highatomic pages (the lists walked
+ * under the lock) must not exceed the mark plus the lowmem reserve. The
+ * lowmem reserve is written without the lock (the sysctl): a check it
+ * moved under is not judged. Costs a lock hold per such refusal, in
+ * zones with a reserve only.
+ */
+static void check_refusal_highatomic_locked(struct zone *zone, int highest_zoneidx,
+					    unsigned int alloc_flags)
+{
+	zone_lock(zone);
+	unsigned long mark = wmark_pages(zone, alloc_flags & ALLOC_WMARK_MASK);
+	long reserve = (long)READ_ONCE(zone->lowmem_reserve[highest_zoneidx]);
+	long floor = (long)mark + reserve;
+	if (!zone_watermark_fast(zone, 0, mark, highest_zoneidx, alloc_flags) &&
+	    reserve == (long)READ_ONCE(zone->lowmem_reserve[highest_zoneidx])) {
+		long usable = zone_page_state(zone, NR_FREE_PAGES) - highatomic_free_pages(zone);
+		if (usable > floor)
+			zone_report(
+				zone, "INV-WMARK-HIGHATOMIC", -1, floor, usable,
+				"under zone->lock an order-0 request is refused with %ld usable "
+				"free pages above the mark %ld (reserve %lu)",
+				usable, floor, zone->nr_reserved_highatomic);
+	}
+	zone_unlock(zone);
+}
+
+/*
  * INV-WMARK-HIGHATOMIC: an order-0 request the watermark check refused had
  * no more free pages, by the estimate it read, than the mark, the lowmem
  * reserve and the free highatomic pages it may not use (the lists walked):
  * a refusal for highatomic pages that are not free (c928807f6f6b's
- * spurious OOM) fails it. Serial runs; only with a highatomic reserve.
+ * spurious OOM) fails it. Only with a highatomic reserve; under threads
+ * judged again under zone->lock (above).
  */
 MM_NO_COVERAGE static void check_refusal_highatomic(struct zone *zone, unsigned int order,
 						    unsigned long mark, int highest_zoneidx,
@@ -288,9 +320,13 @@ MM_NO_COVERAGE static void check_refusal_highatomic(struct zone *zone, unsigned 
 {
 	long free_pages, floor;
 
-	if (order || !zone->sim->serial || !zone->nr_reserved_highatomic ||
+	if (order || !READ_ONCE(zone->nr_reserved_highatomic) ||
 	    (alloc_flags & (ALLOC_RESERVES | ALLOC_NO_WATERMARKS)))
 		return;
+	if (!zone->sim->serial) {
+		check_refusal_highatomic_locked(zone, highest_zoneidx, alloc_flags);
+		return;
+	}
 	free_pages = zone_page_state(zone, NR_FREE_PAGES) - highatomic_free_pages(zone);
 	floor = (long)mark + (long)zone->lowmem_reserve[highest_zoneidx];
 	if (free_pages > floor)

@@ -499,13 +499,20 @@ static struct page *steal_suitable_fallback(struct zone *zone, uint64_t pfn,
 	/*
 	 * Reclaim ahead of the next fallback: boost the marks, and have
 	 * rmqueue() wake kswapd, as the node may look balanced without it.
+	 * Variant boost-wake-without-boost (before 597c892038e0): the wake is
+	 * asked for whether boost_watermark() boosted or not.
 	 */
-	if (boost_watermark(zone)) {
-		if (alloc_flags & ALLOC_KSWAPD)
-			atomic_fetch_or_explicit(&zone->flags, ZONE_BOOSTED_WATERMARK,
-						 memory_order_relaxed);
+	bool wake_was = atomic_load_explicit(&zone->flags, memory_order_relaxed) &
+			ZONE_BOOSTED_WATERMARK;			      /* the checker's */
+	unsigned int factor = READ_ONCE(sim->watermark_boost_factor); /* the checker's */
+	bool boosted = boost_watermark(zone);
+	if ((boosted || sim->policy.boost_wake_without_boost) && (alloc_flags & ALLOC_KSWAPD))
+		atomic_fetch_or_explicit(&zone->flags, ZONE_BOOSTED_WATERMARK,
+					 memory_order_relaxed);
+	if (boosted)
 		_mm_check_boost_bound(zone); /* O(1), where the boost grew */
-	}
+	if (!wake_was)
+		_mm_check_boost_wake(zone, factor); /* O(1) */
 
 	if (!whole_block)
 		goto single_page;

@@ -136,6 +136,8 @@ int mm_config_validate(const struct mm_config *cfg, char *err, size_t errlen)
 	if (cfg->percpu_pagelist_high_fraction != 0 && cfg->percpu_pagelist_high_fraction < 8)
 		FAIL("percpu_pagelist_high_fraction must be 0 or >= 8, not %u",
 		     cfg->percpu_pagelist_high_fraction);
+	if (cfg->cache_slice_kb > 0xffff)
+		FAIL("cache_slice_kb must be 0..65535, not %u", cfg->cache_slice_kb);
 
 	uint64_t total = 0;
 	for (unsigned int n = 0; n < cfg->nr_nodes; n++) {

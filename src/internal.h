@@ -171,6 +171,13 @@ struct per_cpu_zonestat {
 	int8_t stat_threshold;
 	/* The checker's: the threshold in force when each diff last changed. */
 	int8_t update_threshold[NR_VM_ZONE_STAT_ITEMS];
+	/*
+	 * The checker's, under this CPU's pcp lock: PCPF_FREE_HIGH_BATCH as the
+	 * kernel's rule gave it at the CPU's last cacheinfo update since boot,
+	 * FHB_CLEAR or FHB_SET; 0 (none since boot) means the zone's
+	 * free_high_batch_boot (oracle_pcp.c).
+	 */
+	uint8_t free_high_batch;
 };
 
 /* zone->flags bits */
@@ -236,6 +243,8 @@ struct zone {
 	unsigned int compact_considered, compact_defer_shift;
 	int compact_order_failed;
 	bool compact_blockskip_flush;
+	/* The checker's: PCPF_FREE_HIGH_BATCH as the rule gave it at boot (oracle_pcp.c). */
+	bool free_high_batch_boot;
 	/* Free pages compaction holds isolated (cc->freepages): counted in conservation. */
 	long nr_isolated_free;
 	/* The checker's: pages offline_pages() took out of the zone, not yet back online. */
@@ -288,6 +297,7 @@ struct mm_policy {
 	bool free_without_zone_lock;	   /* free_one_page skips zone->lock */
 	bool pcp_stale_migratetype;	   /* 51bb1a4093cc's fix undone */
 	bool highatomic_unusable_reserved; /* c928807f6f6b's fix undone */
+	bool boost_wake_without_boost;	   /* 597c892038e0's fix undone */
 
 	/* percpu_counter, vm_committed_as, rss (seeds 003, 004) */
 	bool commit_switch_no_sync;    /* NEVER published before the new batch, no sync */
@@ -633,6 +643,10 @@ struct pcp_free_inputs {
 	unsigned int order;
 };
 bool _mm_oracle_free_high(const struct pcp_free_inputs *in);
+void _mm_oracle_note_cacheinfo(struct zone *zone, unsigned int cpu);
+void _mm_oracle_note_cacheinfo_boot(struct zone *zone);
+void cacheinfo_cpu_online(struct mm_sim *sim, unsigned int cpu);
+void cacheinfo_boot(struct mm_sim *sim);
 void _mm_oracle_check_free_high(struct zone *zone, unsigned int cpu,
 				const struct pcp_free_inputs *in, uint8_t flags_after,
 				bool free_high, int freed);
@@ -666,6 +680,7 @@ bool pgdat_balanced(struct pglist_data *pgdat, unsigned int order, int highest_z
 int _mm_kswapd_step(struct mm_sim *sim, int node);
 int _mm_kswapd_try_to_sleep(struct mm_sim *sim, int node);
 void _mm_kswapd_reset(struct mm_sim *sim);
+unsigned long _mm_check_boost_wake(struct zone *zone, unsigned int factor);
 unsigned long _mm_check_boost_decay(struct pglist_data *pgdat, int highest_zoneidx,
 				    const unsigned long *boost_before);
 

@@ -114,6 +114,13 @@ struct mm_config {
 	 * highest zone initialised at boot (rounded up to a pageblock).
 	 */
 	uint64_t deferred_init_pages;
+	/*
+	 * Each CPU's share of its last-level cache, in KB (cacheinfo's
+	 * per_cpu_data_slice_size): 0 when not known, as without cacheinfo.
+	 * The kernel keeps a batch of high-order frees on the pcp lists when
+	 * it exceeds 3 batches (PCPF_FREE_HIGH_BATCH, 6.7+). 0..65535.
+	 */
+	unsigned int cache_slice_kb;
 };
 
 /* The kernel's defaults (1 node, 1 CPU, orders 10/9, wsf 10) and no zones yet. */

@@ -36,6 +36,11 @@ enum {
 	HDR_WSF = 25,	   /* u16, 0: 10 */
 	HDR_HIGH_FRACTION = 27,
 	HDR_DEFERRED = 28, /* pageblocks of each node's top zone initialised at boot; 0: off */
+	/*
+	 * u16, cache_slice_kb. Bytes 29-30 were read by nobody before: only
+	 * inputs with a byte there other than 0 decode to a different machine.
+	 */
+	HDR_CACHE_SLICE = 29,
 };
 
 /*
@@ -231,6 +236,7 @@ static void decode_config(const uint8_t *d, size_t len, const struct mm_limits *
 	cfg->deferred_init_pages = (uint64_t)hdr8(d, len, HDR_DEFERRED) << cfg->pageblock_order;
 	unsigned int hf = hdr8(d, len, HDR_HIGH_FRACTION);
 	cfg->percpu_pagelist_high_fraction = hf < 8 ? 0 : hf;
+	cfg->cache_slice_kb = hdr16(d, len, HDR_CACHE_SLICE);
 }
 
 /* The allocations a decoded program has not freed yet, in p->live. */
@@ -390,6 +396,8 @@ static void encode_config(const struct mm_config *cfg, uint8_t *h)
 	h[HDR_WSF + 1] = (uint8_t)(wsf >> 8);
 	h[HDR_HIGH_FRACTION] = (uint8_t)cfg->percpu_pagelist_high_fraction;
 	h[HDR_DEFERRED] = (uint8_t)(cfg->deferred_init_pages >> cfg->pageblock_order);
+	h[HDR_CACHE_SLICE] = (uint8_t)(cfg->cache_slice_kb & 0xff);
+	h[HDR_CACHE_SLICE + 1] = (uint8_t)((cfg->cache_slice_kb >> 8) & 0xff);
 }
 
 long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len)

@@ -35,6 +35,8 @@ void mm_print_config(FILE *f, const struct mm_config *cfg)
 	if (cfg->deferred_init_pages)
 		fprintf(f, " deferred_init_pages=%llu",
 			(unsigned long long)cfg->deferred_init_pages);
+	if (cfg->cache_slice_kb)
+		fprintf(f, " cache_slice_kb=%u", cfg->cache_slice_kb);
 	fputc('\n', f);
 	for (unsigned int n = 0; n < cfg->nr_nodes; n++) {
 		for (int z = 0; z < MAX_NR_ZONES; z++) {
@@ -147,13 +149,15 @@ static int parse_config(struct parser *ps, char **tok, int ntok)
 				      "pageblock_order",
 				      "min_free_kbytes",
 				      "watermark_scale_factor",
-				      "high_fraction"};
+				      "high_fraction",
+				      "cache_slice_kb"};
 		unsigned int *dst[] = {&cfg->nr_nodes,
 				       &cfg->max_order,
 				       &cfg->pageblock_order,
 				       &cfg->min_free_kbytes,
 				       &cfg->watermark_scale_factor,
-				       &cfg->percpu_pagelist_high_fraction};
+				       &cfg->percpu_pagelist_high_fraction,
+				       &cfg->cache_slice_kb};
 		size_t k;
 		for (k = 0; k < ARRAY_SIZE(keys); k++)
 			if ((v = kv(tok[i], keys[k])))

@@ -4,6 +4,10 @@
  * written out from its inputs, and INV-PCP-FREE-HIGH: the model took the
  * decision the rule gives, kept the high-order flag the rule keeps, and a
  * free_high free sent back at least the pages the rule asks for.
+ * INV-PCP-FREE-HIGH-BATCH: PCPF_FREE_HIGH_BATCH is what the rule of
+ * zone_pcp_update_cacheinfo() (6.10) gave at the CPU's last cacheinfo
+ * update, from the machine's cache slice, and no free changes it; the
+ * free_high decision is judged with that expected flag, not the model's.
  */
 #include "internal.h"
 
@@ -25,11 +29,75 @@ bool _mm_oracle_free_high(const struct pcp_free_inputs *in)
 	return !(in->flags & PCPF_FREE_HIGH_BATCH) || in->count >= in->batch;
 }
 
+/*
+ * The rule of zone_pcp_update_cacheinfo(), written from the config: a
+ * cache slice of more than 3 batches of pages keeps a batch.
+ */
+static bool slice_holds_batches(const struct mm_sim *sim, int batch)
+{
+	unsigned long slice_pages = sim->cfg.cache_slice_kb >> (MM_PAGE_SHIFT - 10);
+
+	return batch >= 0 && slice_pages > 3 * (unsigned long)batch;
+}
+
+/* The checker's per-CPU record: which flag the last update since boot gave. */
+#define FHB_CLEAR 1
+#define FHB_SET	  2
+
+/*
+ * At boot every CPU has the zone's batch: the rule's flag is noted once per
+ * zone, and each CPU's first free compares its flag with it. O(1).
+ */
+void _mm_oracle_note_cacheinfo_boot(struct zone *zone)
+{
+	zone->free_high_batch_boot = slice_holds_batches(zone->sim, zone->pageset_batch);
+}
+
+/*
+ * After the model's cacheinfo update of cpu's pageset in zone: the flag
+ * must be the rule's for the batch of this moment; the checker keeps the
+ * expected flag for the frees to come (under the pcp lock, as they read
+ * it). O(1) per zone per CPU coming up.
+ */
+void _mm_oracle_note_cacheinfo(struct zone *zone, unsigned int cpu)
+{
+	spinlock_t *lock = &zone->pcp_locks[cpu].lock;
+	const struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
+
+	spin_lock(lock);
+	int batch = pcp->batch;
+	bool want = slice_holds_batches(zone->sim, batch);
+	bool got = pcp->flags & PCPF_FREE_HIGH_BATCH;
+	zone->per_cpu_zonestats[cpu].free_high_batch = want ? FHB_SET : FHB_CLEAR;
+	spin_unlock(lock);
+	if (want != got)
+		zone_report(zone, "INV-PCP-FREE-HIGH-BATCH", -1, want, got,
+			    "cpu %u: cacheinfo update with a %u KB slice and batch %d left "
+			    "PCPF_FREE_HIGH_BATCH %s",
+			    cpu, zone->sim->cfg.cache_slice_kb, batch, got ? "set" : "clear");
+}
+
 void _mm_oracle_check_free_high(struct zone *zone, unsigned int cpu,
 				const struct pcp_free_inputs *in, uint8_t flags_after,
 				bool free_high, int freed)
 {
-	bool want = _mm_oracle_free_high(in);
+	/* The flag as the checker expects it, in place of the model's. */
+	uint8_t noted = zone->per_cpu_zonestats[cpu].free_high_batch;
+	bool expect = noted ? noted == FHB_SET : zone->free_high_batch_boot;
+	uint8_t batch_flag = expect ? PCPF_FREE_HIGH_BATCH : 0;
+	struct pcp_free_inputs rule = *in;
+
+	if ((in->flags & PCPF_FREE_HIGH_BATCH) != batch_flag ||
+	    (flags_after & PCPF_FREE_HIGH_BATCH) != batch_flag) {
+		zone_report(zone, "INV-PCP-FREE-HIGH-BATCH", -1, !!batch_flag,
+			    !!(flags_after & PCPF_FREE_HIGH_BATCH),
+			    "cpu %u: an order-%u free with flags %#x left flags %#x; the last "
+			    "cacheinfo update gave PCPF_FREE_HIGH_BATCH %s",
+			    cpu, in->order, in->flags, flags_after, batch_flag ? "set" : "clear");
+		return;
+	}
+	rule.flags = (uint8_t)((in->flags & ~PCPF_FREE_HIGH_BATCH) | batch_flag);
+	bool want = _mm_oracle_free_high(&rule);
 	bool prev_want = in->order >= 1 && in->order <= PAGE_ALLOC_COSTLY_ORDER;
 	/* free_high: nr_pcp_high() gives 0, nr_pcp_free() batch << CONFIG_PCP_BATCH_SCALE_MAX */
 	int need = in->batch << CONFIG_PCP_BATCH_SCALE_MAX;

@@ -7,7 +7,11 @@
  * high auto-tunes between them (nr_pcp_high, nr_pcp_alloc, nr_pcp_free).
  * Seed 000 is about this sizing going stale after deferred init.
  * decay_pcp_high() (vmstat_update's decay of an idle high) follows 6.7,
- * unchanged through 6.15. The invariants are at the end of the file.
+ * unchanged through 6.15. PCPF_FREE_HIGH_BATCH (a CPU whose cache slice
+ * holds more than 3 batches keeps a batch of high-order frees before a
+ * free_high flush) follows 6.10: set per CPU by setup_pcp_cacheinfo(cpu)
+ * from cacheinfo_cpu_online(), the 3 * batch rule since 6.7. The
+ * invariants are at the end of the file.
  */
 #include "internal.h"
 
@@ -156,6 +160,78 @@ void zone_set_pageset_high_and_batch(struct zone *zone, int cpu_online)
 	zone->pageset_batch = batch;
 	if (!zone->pcp_disabled)
 		__zone_set_pageset_high_and_batch(zone, high_min, high_max, batch);
+}
+
+/* The cache slice in pages: cacheinfo's per_cpu_data_slice_size >> PAGE_SHIFT. */
+static unsigned long slice_pages(const struct mm_sim *sim)
+{
+	return ((unsigned long)sim->cfg.cache_slice_kb << 10) >> MM_PAGE_SHIFT;
+}
+
+/*
+ * The rule of zone_pcp_update_cacheinfo() (6.10): with a cache slice above
+ * 3 batches, PCPF_FREE_HIGH_BATCH lets the lists keep a batch of
+ * high-order frees before free_high flushes them (free_unref_page_commit()).
+ * Judged against the batch of this moment only: a later resize leaves the
+ * flag as it is, in the kernel too.
+ */
+static bool slice_keeps_batch(unsigned long pages, int batch)
+{
+	return pages > 3UL * (unsigned long)batch;
+}
+
+/* models zone_pcp_update_cacheinfo() (6.10), under pcp->lock */
+static void zone_pcp_update_cacheinfo(struct zone *zone, unsigned int cpu)
+{
+	struct per_cpu_pages *pcp = zone_pcp(zone, cpu);
+
+	pcp_lock(zone, cpu);
+	if (slice_keeps_batch(slice_pages(zone->sim), pcp->batch))
+		pcp->flags |= PCPF_FREE_HIGH_BATCH;
+	else
+		pcp->flags &= (uint8_t)~PCPF_FREE_HIGH_BATCH;
+	pcp_unlock(zone, cpu);
+}
+
+/*
+ * models cacheinfo_sysfs_init() (a device initcall): cacheinfo_cpu_online()
+ * on every CPU online at boot, as one scan. Boot runs on one thread (no
+ * pcp lock), every CPU has its zone's batch, and per_cpu_pages_init() left
+ * every flag clear: only a zone whose rule sets the flag is written. The
+ * checker notes the rule's flag once per zone.
+ */
+MM_SCAN void cacheinfo_boot(struct mm_sim *sim)
+{
+	for_each_zone(sim, z) {
+		if (!z->per_cpu_pageset || !populated_zone(z))
+			continue;
+		_mm_oracle_note_cacheinfo_boot(z);
+		if (!slice_keeps_batch(slice_pages(sim), z->pageset_batch))
+			continue;
+		for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
+			if (cpu_online(sim, cpu))
+				z->per_cpu_pageset[cpu].flags |= PCPF_FREE_HIGH_BATCH;
+	}
+}
+
+/*
+ * models cacheinfo_cpu_online() (6.10) on a CPU with a last-level cache of
+ * its own: its per_cpu_data_slice_size is the whole cache (the config's
+ * cache_slice_kb) and setup_pcp_cacheinfo(cpu) updates this CPU's flag in
+ * every populated zone. Sharing CPUs would have theirs redone too, and a
+ * CPU going down would change their slice (cacheinfo_cpu_pre_down());
+ * with a private cache neither happens. Runs after page_alloc_cpu_online()
+ * when a CPU comes up (CPUHP_AP_BASE_CACHEINFO_ONLINE comes after
+ * CPUHP_PAGE_ALLOC); at boot, cacheinfo_boot() does the same.
+ */
+void cacheinfo_cpu_online(struct mm_sim *sim, unsigned int cpu)
+{
+	for_each_zone(sim, z) {
+		if (!z->per_cpu_pageset || !populated_zone(z))
+			continue;
+		zone_pcp_update_cacheinfo(z, cpu);
+		_mm_oracle_note_cacheinfo(z, cpu);
+	}
 }
 
 /* models zone_pcp_update(): under pcp_batch_high_lock */
@@ -418,6 +494,14 @@ int decay_pcp_high(struct zone *zone, unsigned int cpu)
 	if (!zone->per_cpu_pageset || cpu >= zone->sim->nr_cpus)
 		return 0;
 	pcp = zone_pcp(zone, cpu);
+	/*
+	 * An idle CPU (high at most high_min, nothing above it) has nothing to
+	 * decay: the kernel looks without the lock too. Only serial runs may
+	 * look so here, as the owner's writes are plain; vm.stat_refresh visits
+	 * every online CPU of every zone.
+	 */
+	if (zone->sim->serial && pcp->high <= READ_ONCE(pcp->high_min) && pcp->count <= pcp->high)
+		return 0;
 	pcp_lock(zone, cpu);
 	int high_before = pcp->high, count_before = pcp->count; /* the checker's */
 	int high_min = READ_ONCE(pcp->high_min), batch = READ_ONCE(pcp->batch);

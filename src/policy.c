@@ -123,6 +123,11 @@ static void highatomic_unusable_reserved(struct mm_policy *p)
 	p->highatomic_unusable_reserved = true;
 }
 
+static void boost_wake_without_boost(struct mm_policy *p)
+{
+	p->boost_wake_without_boost = true;
+}
+
 /*
  * One row per variant: what mmfuzz variants lists (docs/variants.md's
  * index is checked against it by ctest) and the switch that applies it.
@@ -219,6 +224,11 @@ static const struct {
 	  "__zone_watermark_unusable_free counts the whole highatomic reserve as unusable, "
 	  "allocated pages included: order-0 requests refused with memory free (spurious OOM)"},
 	 highatomic_unusable_reserved},
+	{{"boost-wake-without-boost", MM_VARIANT_BUG, "fuzz_buddy", "before 597c892038e0 (5.11)",
+	  "steal_suitable_fallback asks rmqueue to wake kswapd after every fallback steal, "
+	  "whether boost_watermark boosted or not (boosting off, a small zone): kswapd reclaims "
+	  "a node with plenty free"},
+	 boost_wake_without_boost},
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))

@@ -260,6 +260,34 @@ MM_NO_COVERAGE unsigned long _mm_check_boost_decay(struct pglist_data *pgdat, in
 }
 
 /*
+ * INV-BOOST-WAKE: a fallback steal sets ZONE_BOOSTED_WATERMARK (rmqueue()
+ * then wakes kswapd) only when the kernel's rule let boost_watermark()
+ * boost: the boost factor is not 0, the zone manages at least 4
+ * pageblocks, and the high mark times the factor reaches 10000 (else
+ * max_boost is 0). Recomputed here from the sysctl's value, read before
+ * the steal (a write since is not judged), and the zone's managed pages
+ * and high mark under zone->lock. The caller judges only a steal that
+ * found the flag clear, so a set flag is this steal's. O(1).
+ */
+unsigned long _mm_check_boost_wake(struct zone *zone, unsigned int factor)
+{
+	unsigned long pageblock_nr_pages = 1UL << zone->sim->pageblock_order;
+	unsigned long high = READ_ONCE(zone->_watermark[WMARK_HIGH]);
+
+	if (!(atomic_load_explicit(&zone->flags, memory_order_relaxed) & ZONE_BOOSTED_WATERMARK) ||
+	    factor != READ_ONCE(zone->sim->watermark_boost_factor))
+		return 0;
+	if (factor && pageblock_nr_pages * 4 <= zone_managed_pages(zone) &&
+	    (unsigned long long)high * factor >= 10000)
+		return 0;
+	zone_report(zone, "INV-BOOST-WAKE", -1, 0, 1,
+		    "a fallback steal asked for a kswapd wake without a boost: factor %u, %lu "
+		    "managed pages (pageblock %lu), high mark %lu",
+		    factor, zone_managed_pages(zone), pageblock_nr_pages, high);
+	return 1;
+}
+
+/*
  * One run of kswapd: the half of kswapd_try_to_sleep() after the wake-up
  * (pressure thresholds), then balance_pgdat() for one reclaim pass.
  * Returns 1 (skipped) when kswapd sleeps.

@@ -347,6 +347,7 @@ int mm_sim_init(struct mm_sim *sim, const struct mm_config *cfg, int variant)
 		}
 	}
 	init_per_zone_wmark_min(sim);
+	cacheinfo_boot(sim); /* cacheinfo_sysfs_init(): each CPU's PCPF_FREE_HIGH_BATCH */
 	/* The figures start with the booted machine. */
 	for_each_zone(sim, z) {
 		z->min_exact_free = z->vm_stat_exact[NR_FREE_PAGES];

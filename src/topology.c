@@ -78,6 +78,7 @@ int mm_cpu_online(struct mm_sim *sim, int cpu)
 		page_alloc_cpu_online(sim, (unsigned int)cpu);
 		refresh_zone_stat_thresholds(sim); /* vmstat_cpu_online() */
 		percpu_counter_cpu_online(sim, (unsigned int)cpu);
+		cacheinfo_cpu_online(sim, (unsigned int)cpu);
 		ret = 0;
 	}
 	pthread_mutex_unlock(&sim->hotplug_lock);

@@ -489,21 +489,9 @@ int mm_zone_free_diff(const struct mm_sim *sim, int node, enum zone_type zt, int
 		       : 0;
 }
 
-/*
- * models vmstat_refresh(), the vm.stat_refresh sysctl: every online CPU's
- * diffs folded at once (schedule_on_each_cpu(refresh_vm_stats)), after
- * which the estimate must be the exact value, not merely within the drift
- * bound: what a reader of /proc/vmstat relies on after writing it.
- */
-int _mm_op_stat_refresh(struct mm_op_ctx *ctx, const struct mm_op *op)
+/* INV-VMSTAT-EXACT: with every online CPU's diffs folded, the estimate is the exact value. */
+static void check_refreshed_exact(struct mm_sim *sim)
 {
-	struct mm_sim *sim = ctx->sim;
-
-	(void)op;
-	for_each_zone(sim, z)
-		drain_zonestat_online(z);
-	if (!sim->serial)
-		return 0; /* under threads the workers' updates go on */
 	for_each_zone(sim, z) {
 		if (!z->per_cpu_zonestats)
 			continue;
@@ -515,5 +503,34 @@ int _mm_op_stat_refresh(struct mm_op_ctx *ctx, const struct mm_op *op)
 					    "value");
 		}
 	}
+}
+
+/*
+ * models vmstat_refresh(), the vm.stat_refresh sysctl: every online CPU
+ * runs refresh_cpu_vm_stats(true) (schedule_on_each_cpu(refresh_vm_stats)),
+ * which folds its diffs and then, 6.7+, decays its pcp highs
+ * (decay_pcp_high(), each decay checked by INV-PCP-HIGH-RANGE). The works
+ * run on all CPUs at once; the model takes the order where every fold
+ * comes before any decay, one the kernel allows. Between the two the
+ * estimate must be the exact value, not merely within the drift bound:
+ * what a reader of /proc/vmstat relies on after writing it. The pages a
+ * decay frees land in the diffs after the fold, in the kernel too, so the
+ * promise is judged before the decays. The decays run as the writer's
+ * CPU here (its diff counts their frees), under each decayed CPU's pcp lock.
+ */
+int _mm_op_stat_refresh(struct mm_op_ctx *ctx, const struct mm_op *op)
+{
+	struct mm_sim *sim = ctx->sim;
+
+	(void)op;
+	for_each_zone(sim, z)
+		drain_zonestat_online(z);
+	/* under threads the workers' updates go on: no exact value to expect */
+	if (sim->serial)
+		check_refreshed_exact(sim);
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
+		if (cpu_online(sim, cpu))
+			for_each_zone(sim, z)
+				decay_pcp_high(z, cpu);
 	return 0;
 }

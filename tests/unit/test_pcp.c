@@ -700,7 +700,7 @@ END_TEST
 /*
  * Consecutive order-1 frees on a fresh CPU 0 (free_count grows by 2):
  * free_high needs free_count >= batch 15 before the free and the previous
- * free high-order (no PCPF_FREE_HIGH_BATCH in the model).
+ * free high-order (no cache slice configured: PCPF_FREE_HIGH_BATCH clear).
  *   frees 1..8: free_count before 0..14: no flush, count 16
  *   free 9: free_count 16 >= 15: flush min(18, 15 << 5) = 18, count 0,
  *     high max(160 - 480, 160) = 160
