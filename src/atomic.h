@@ -14,20 +14,28 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+/*
+ * The accessors below are one instruction each; forced inline, because
+ * clang keeps an out-of-line copy (a call, and in the fuzz build coverage
+ * counters of its own) wherever the caller's sanitizer attributes differ
+ * from the callee's, as in the MM_SCAN checks.
+ */
+#define MM_ALWAYS_INLINE inline __attribute__((always_inline))
+
 #define READ_ONCE(x)	 __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
-static inline long atomic_long_read(const atomic_long *v)
+static MM_ALWAYS_INLINE long atomic_long_read(const atomic_long *v)
 {
 	return atomic_load_explicit(v, memory_order_relaxed);
 }
 
-static inline void atomic_long_add(long i, atomic_long *v)
+static MM_ALWAYS_INLINE void atomic_long_add(long i, atomic_long *v)
 {
 	atomic_fetch_add_explicit(v, i, memory_order_relaxed);
 }
 
-static inline void atomic_long_set(atomic_long *v, long i)
+static MM_ALWAYS_INLINE void atomic_long_set(atomic_long *v, long i)
 {
 	atomic_store_explicit(v, i, memory_order_relaxed);
 }
@@ -36,13 +44,13 @@ static inline void atomic_long_set(atomic_long *v, long i)
  * A counter only its own CPU updates: a relaxed load and store, no locked
  * read-modify-write (the kernel's this_cpu_add()).
  */
-static inline void stat_add(atomic_ullong *c, unsigned long long n)
+static MM_ALWAYS_INLINE void stat_add(atomic_ullong *c, unsigned long long n)
 {
 	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
 			      memory_order_relaxed);
 }
 
-static inline void this_cpu_long_add(atomic_long *c, long n)
+static MM_ALWAYS_INLINE void this_cpu_long_add(atomic_long *c, long n)
 {
 	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
 			      memory_order_relaxed);
@@ -79,7 +87,7 @@ static inline void spin_lock_destroy(spinlock_t *l)
 	pthread_mutex_destroy(&l->m);
 }
 
-static inline bool spin_is_held_by_me(spinlock_t *l)
+static MM_ALWAYS_INLINE bool spin_is_held_by_me(spinlock_t *l)
 {
 	return atomic_load_explicit(&l->owner, memory_order_relaxed) == &mm_lock_self;
 }

@@ -507,7 +507,7 @@ static inline bool zone_spans_pfn(const struct zone *z, uint64_t pfn)
 	return pfn >= z->zone_start_pfn && pfn < z->zone_start_pfn + z->spanned_pages;
 }
 
-static inline unsigned long zone_managed_pages(const struct zone *z)
+static MM_ALWAYS_INLINE unsigned long zone_managed_pages(const struct zone *z)
 {
 	return (unsigned long)atomic_long_read(&z->managed_pages);
 }
@@ -1250,12 +1250,12 @@ extern const struct mm_op_desc mm_op_descs[MM_NR_OP_KINDS];
 #define SUB_MOD	  16
 
 /* The binary form's primitives the rows' codecs use; bytes past the end read as zero */
-static inline unsigned int _mm_rd8(struct mm_decoder *d)
+static MM_ALWAYS_INLINE unsigned int _mm_rd8(struct mm_decoder *d)
 {
 	return d->pos < d->len ? d->data[d->pos++] : (d->pos++, 0u);
 }
 
-static inline unsigned int _mm_rd16(struct mm_decoder *d)
+static MM_ALWAYS_INLINE unsigned int _mm_rd16(struct mm_decoder *d)
 {
 	unsigned int lo = _mm_rd8(d);
 	return lo | (_mm_rd8(d) << 8);
