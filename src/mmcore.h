@@ -780,7 +780,12 @@ void mm_prog_free(struct mm_prog *p);
 /* Returns 0, or -1 on allocation failure (never for the input's content). */
 int mm_prog_push(struct mm_prog *p, const struct mm_op *op);
 
-/* Total: any byte string decodes to a valid program. */
+/*
+ * Total: any byte string decodes to a valid program. out is a program from
+ * mm_prog_init() (or an earlier decode): its buffers are reused, and its
+ * config's rows past nr_nodes are taken to be zero, as every config writer
+ * leaves them.
+ */
 int mm_decode(const uint8_t *data, size_t len, const struct mm_limits *lim, struct mm_prog *out);
 /*
  * Appends the ops that data decodes to (no machine header) to out, for the

@@ -420,6 +420,7 @@ long mm_encode(const struct mm_prog *p, uint8_t *buf, size_t len)
 	if (p->cfg.nr_nodes > HDR_MAX_NODES)
 		return -2;
 	encode_config(&p->cfg, hdr);
+	mm_config_init(&back); /* the decoder writes a config's used rows only */
 	decode_config(hdr, HDR_LEN, &lim, &back);
 	if (memcmp(&back, &p->cfg, sizeof(back)) != 0)
 		return -2;
