@@ -44,10 +44,10 @@ MM_SCAN_INLINE static unsigned long rule_min_free_kbytes(const struct mm_sim *si
 		if (z->type <= ZONE_NORMAL)
 			lowmem += zone_managed_pages(z);
 	kb = lowmem * (1UL << (MM_PAGE_SHIFT - 10)) * 16;
-	/* the largest r with r * r <= kb, by bisection */
-	for (unsigned long lo = 0, hi = 1UL << 32; lo < hi;) {
+	/* the largest r with r * r <= kb, by bisection (a product: no division per step) */
+	for (unsigned long lo = 0, hi = (1UL << 32) - 1; lo < hi;) {
 		unsigned long mid = lo + (hi - lo + 1) / 2;
-		if (mid <= kb / mid) {
+		if (mid * mid <= kb) {
 			lo = mid;
 			r = mid;
 		} else {
