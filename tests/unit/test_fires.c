@@ -597,6 +597,80 @@ START_TEST(test_never_reserves)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------
+ * mm_check_full() returns the violations it reported
+ * ---------------------------------------------------------------------- */
+
+static void count_handler(const struct mm_violation *v, void *arg)
+{
+	(void)v;
+	(*(unsigned long *)arg)++;
+}
+
+/*
+ * Each corrupts one link or count of a free list, at the zone's highest
+ * order with a MOVABLE block: the free-list walk stops early at a broken
+ * link, so a count that leaves its own report out would go unnoticed by
+ * the handler-based rows above.
+ */
+enum list_fault {
+	HEAD_PREV,
+	NOT_BUDDY,
+	NR_FREE_SHORT,
+	STALE_TAIL
+};
+static const struct {
+	const char *name;
+	enum list_fault fault;
+} count_rows[] = {
+	{"a list head with a predecessor", HEAD_PREV},
+	{"a listed block that is not free", NOT_BUDDY},
+	{"a list longer than nr_free", NR_FREE_SHORT},
+	{"a stale tail pointer", STALE_TAIL},
+};
+
+START_TEST(test_full_check_counts_reports)
+{
+	struct mm_sim *sim = small(1);
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+	unsigned long reports = 0, found;
+	unsigned int o = sim->max_order + 1;
+	uint32_t head = PFN_NIL;
+
+	while (head == PFN_NIL && o-- > 0)
+		head = z->free_area[o].head[MIGRATE_MOVABLE];
+	ck_assert_uint_ne(head, PFN_NIL);
+
+	struct free_area *fa = &z->free_area[o], saved_area = *fa;
+	struct page *page = pfn_to_page(sim, head), saved_page = *page;
+
+	mm_sim_set_violation_handler(sim, count_handler, &reports);
+	switch (count_rows[_i].fault) {
+	case HEAD_PREV:
+		page->lru.prev = head;
+		break;
+	case NOT_BUDDY:
+		page->state = PG_FREE_TAIL;
+		break;
+	case NR_FREE_SHORT:
+		fa->nr_free--;
+		break;
+	case STALE_TAIL:
+		fa->tail[MIGRATE_MOVABLE] = head;
+		break;
+	}
+	found = mm_check_full(sim);
+	ck_assert_msg(found >= 1 && found == reports, "%s: mm_check_full() found %lu, reported %lu",
+		      count_rows[_i].name, found, reports);
+	*fa = saved_area;
+	*page = saved_page;
+	reports = 0;
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	ck_assert_uint_eq(reports, 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *fires_suite(void)
 {
 	Suite *s = suite_create("fires");
@@ -607,6 +681,7 @@ static Suite *fires_suite(void)
 	tcase_add_test(tc, test_free_diff_out_of_range);
 	tcase_add_test(tc, test_pcp_info_out_of_range);
 	tcase_add_loop_test(tc, test_never_reserves, 0, (int)ARRAY_SIZE(never_rows));
+	tcase_add_loop_test(tc, test_full_check_counts_reports, 0, (int)ARRAY_SIZE(count_rows));
 	suite_add_tcase(s, tc);
 	return s;
 }
