@@ -346,11 +346,14 @@ START_TEST(test_fast_free_search_table)
 		.migratetype = MIGRATE_MOVABLE,
 		.mode = MM_MIGRATE_SYNC_LIGHT,
 		.direct_compaction = r->direct,
+		.whole_zone = true,
 		.migrate_pfn = 0,
 		.free_pfn = r->free_pfn ? r->free_pfn : FREE_PFN,
 		.fast_found_pfn = UINT64_MAX,
 	};
 
+	/* A pass from the zone's start (whole_zone): the checker's per-pass block marks cleared. */
+	compact_check_pass_begin(&cc);
 	got = compaction_alloc(&cc);
 	/* compaction_alloc() hands out the block's last page first. */
 	want = r->got == NO_BLOCK ? COMPACT_NO_PFN : r->got + (UINT64_C(1) << r->got_order) - 1;
