@@ -671,6 +671,31 @@ START_TEST(test_full_check_counts_reports)
 }
 END_TEST
 
+/*
+ * A zone that spans pages but has none present (a hole) has no per-cpu
+ * stats: the full check passes over it and, on a clean machine, still
+ * returns the 0 violations it reported.
+ */
+START_TEST(test_full_check_counts_hole_zone)
+{
+	struct mm_config cfg;
+	unsigned long reports = 0;
+
+	cfg_tiny(&cfg, 2, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_DMA32, 0, 64, 0);
+	cfg.zones[0][ZONE_DMA32].present = 0;
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 64, 64, 64);
+	struct mm_sim *sim = sim_new(&cfg);
+
+	ck_assert_uint_eq(zone_of(sim, 0, ZONE_DMA32)->spanned_pages, 64);
+	ck_assert_ptr_null(zone_of(sim, 0, ZONE_DMA32)->per_cpu_zonestats);
+	mm_sim_set_violation_handler(sim, count_handler, &reports);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	ck_assert_uint_eq(reports, 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *fires_suite(void)
 {
 	Suite *s = suite_create("fires");
@@ -682,6 +707,7 @@ static Suite *fires_suite(void)
 	tcase_add_test(tc, test_pcp_info_out_of_range);
 	tcase_add_loop_test(tc, test_never_reserves, 0, (int)ARRAY_SIZE(never_rows));
 	tcase_add_loop_test(tc, test_full_check_counts_reports, 0, (int)ARRAY_SIZE(count_rows));
+	tcase_add_test(tc, test_full_check_counts_hole_zone);
 	suite_add_tcase(s, tc);
 	return s;
 }
