@@ -696,6 +696,53 @@ START_TEST(test_full_check_counts_hole_zone)
 }
 END_TEST
 
+/*
+ * INV-BUDDY-MERGED spares a pair of free pageblock buddies one of which an
+ * unreserve left apart (PB_APART): the kernel merges them at a later free.
+ * The mark must end when its block leaves the free lists, or a later
+ * unmerged pair there goes unreported. Pageblocks of 8 pages, max_order
+ * 4: block 0 is freed, marked apart, allocated again (the mark ends) and
+ * freed; then block 8 is freed under buddy-no-merge-order3, which leaves
+ * the two order-3 buddies apart: INV-BUDDY-MERGED must fire at pfn 0.
+ */
+START_TEST(test_apart_mark_ends_with_the_free_block)
+{
+	struct mm_config cfg;
+	struct vfirst r = {.want = "INV-BUDDY-MERGED"};
+	uint32_t g0, g8;
+	long long p0, p8;
+
+	cfg_tiny(&cfg, 1, 4, 3);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 16, 16);
+	struct mm_sim *sim = sim_new_variant(&cfg, "buddy-no-merge-order3");
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+	const unsigned int gfp = MM_GFP_KERNEL | MM_GFP_MOVABLE;
+
+	for (int zt = 0; zt < ZONE_DEVICE; zt++)
+		mm_zone_pcp_disable(sim, 0, (enum zone_type)zt);
+	mm_set_current_cpu(0);
+	p0 = mm_alloc_pages(sim, 3, gfp, -1, 1, &g0);
+	p8 = mm_alloc_pages(sim, 3, gfp, -1, 2, &g8);
+	ck_assert_int_eq(p0, 0);
+	ck_assert_int_eq(p8, 8);
+	mm_free_pages(sim, (uint64_t)p0, 3, 1, g0);
+	zone_lock(z);
+	move_free_block_apart(z, (uint64_t)p0, 3, MIGRATE_MOVABLE, MIGRATE_MOVABLE);
+	zone_unlock(z);
+	ck_assert(sim->pageblock_flags[p0 >> 3] & PB_APART);
+	ck_assert_int_eq(mm_alloc_pages(sim, 3, gfp, -1, 1, &g0), p0);
+	ck_assert_msg(!(sim->pageblock_flags[p0 >> 3] & PB_APART),
+		      "the block left the free lists: its apart mark ends");
+	mm_free_pages(sim, (uint64_t)p0, 3, 1, g0);
+	mm_free_pages(sim, (uint64_t)p8, 3, 2, g8);
+	record(sim, &r);
+	mm_check_full(sim);
+	ck_assert_msg(r.seen, "INV-BUDDY-MERGED did not fire (%u others, first %s)", r.n,
+		      r.n ? r.first : "-");
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *fires_suite(void)
 {
 	Suite *s = suite_create("fires");
@@ -708,6 +755,7 @@ static Suite *fires_suite(void)
 	tcase_add_loop_test(tc, test_never_reserves, 0, (int)ARRAY_SIZE(never_rows));
 	tcase_add_loop_test(tc, test_full_check_counts_reports, 0, (int)ARRAY_SIZE(count_rows));
 	tcase_add_test(tc, test_full_check_counts_hole_zone);
+	tcase_add_test(tc, test_apart_mark_ends_with_the_free_block);
 	suite_add_tcase(s, tc);
 	return s;
 }
