@@ -923,6 +923,70 @@ START_TEST(test_boost_table)
 }
 END_TEST
 
+/*
+ * Free-list placement (__free_one_page(), buddy_merge_likely(), 6.x): a
+ * block freed without FPI_TO_TAIL goes to the tail of its list when its
+ * parent's buddy is free at the parent's order (order + 1), so the parent
+ * may merge soon, and to the head otherwise; never to the tail at order
+ * >= MAX_PAGE_ORDER - 1. The parent is the block's pfn with its order bit
+ * cleared: the lower half and the upper half of a pair share it.
+ *
+ * The zone: [0, 128), max_order 5, every page allocated at order 0 first.
+ * The block of order o sits at 0 (lower half) or s = 2^o (upper half) with
+ * its buddy allocated; the parent [0, 2s)'s buddy [2s, 4s) is freed whole
+ * (an order o + 1 block) or kept allocated; a second order-o block at
+ * 64 + s shares the list, so head and tail differ.
+ */
+START_TEST(test_free_placement_table)
+{
+	const unsigned int max_order = 5;
+
+	for (unsigned int o = 0; o < max_order; o++)
+		for (int upper = 0; upper < 2; upper++)
+			for (int parent_buddy_free = 0; parent_buddy_free < 2;
+			     parent_buddy_free++) {
+				struct mm_config cfg;
+				uint32_t gen[128];
+				uint64_t s = UINT64_C(1) << o, at = upper ? s : 0;
+				bool want_tail = parent_buddy_free && o < max_order - 1;
+
+				cfg_tiny(&cfg, 1, max_order, 4);
+				cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 128, 128);
+				struct mm_sim *sim = sim_new_buddy_only(&cfg);
+				struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+				struct free_area *fa = &z->free_area[o];
+
+				mm_set_current_cpu(0);
+				for (int i = 0; i < 128; i++) {
+					uint32_t g;
+					long long pfn = mm_alloc_pages(
+						sim, 0, MM_GFP_KERNEL | MM_GFP_MOVABLE, -1, 1, &g);
+					ck_assert_int_ge(pfn, 0);
+					gen[pfn] = g;
+				}
+				for (uint64_t p = 64 + s; p < 64 + 2 * s; p++)
+					mm_free_pages(sim, p, 0, 1, gen[p]);
+				if (parent_buddy_free)
+					for (uint64_t p = 2 * s; p < 4 * s; p++)
+						mm_free_pages(sim, p, 0, 1, gen[p]);
+				for (uint64_t p = at; p < at + s; p++)
+					mm_free_pages(sim, p, 0, 1, gen[p]);
+
+				ck_assert_uint_eq(fa->nr_free, 2);
+				uint32_t got = want_tail ? fa->tail[MIGRATE_MOVABLE]
+							 : fa->head[MIGRATE_MOVABLE];
+				ck_assert_msg(got == at,
+					      "order %u %s half, parent's buddy %s: the block "
+					      "at %llu is not at the %s (head %u, tail %u)",
+					      o, upper ? "upper" : "lower",
+					      parent_buddy_free ? "free" : "allocated",
+					      (unsigned long long)at, want_tail ? "tail" : "head",
+					      fa->head[MIGRATE_MOVABLE], fa->tail[MIGRATE_MOVABLE]);
+				mm_sim_destroy(sim);
+			}
+}
+END_TEST
+
 static Suite *decisions_suite(void)
 {
 	Suite *s = suite_create("decisions");
@@ -948,6 +1012,7 @@ static Suite *decisions_suite(void)
 	tcase_add_test(tc, test_direct_outcome_table);
 	tcase_add_test(tc, test_nofragment_table);
 	tcase_add_test(tc, test_boost_table);
+	tcase_add_test(tc, test_free_placement_table);
 	suite_add_tcase(s, tc);
 	return s;
 }

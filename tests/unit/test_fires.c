@@ -1175,6 +1175,152 @@ START_TEST(test_never_reserves)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------
+ * mm_check_full() returns the violations it reported
+ * ---------------------------------------------------------------------- */
+
+static void count_handler(const struct mm_violation *v, void *arg)
+{
+	(void)v;
+	(*(unsigned long *)arg)++;
+}
+
+/*
+ * Each corrupts one link or count of a free list, at the zone's highest
+ * order with a MOVABLE block: the free-list walk stops early at a broken
+ * link, so a count that leaves its own report out would go unnoticed by
+ * the handler-based rows above.
+ */
+enum list_fault {
+	HEAD_PREV,
+	NOT_BUDDY,
+	NR_FREE_SHORT,
+	STALE_TAIL
+};
+static const struct {
+	const char *name;
+	enum list_fault fault;
+} count_rows[] = {
+	{"a list head with a predecessor", HEAD_PREV},
+	{"a listed block that is not free", NOT_BUDDY},
+	{"a list longer than nr_free", NR_FREE_SHORT},
+	{"a stale tail pointer", STALE_TAIL},
+};
+
+START_TEST(test_full_check_counts_reports)
+{
+	struct mm_sim *sim = small(1);
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+	unsigned long reports = 0, found;
+	unsigned int o = sim->max_order + 1;
+	uint32_t head = PFN_NIL;
+
+	while (head == PFN_NIL && o-- > 0)
+		head = z->free_area[o].head[MIGRATE_MOVABLE];
+	ck_assert_uint_ne(head, PFN_NIL);
+
+	struct free_area *fa = &z->free_area[o], saved_area = *fa;
+	struct page *page = pfn_to_page(sim, head), saved_page = *page;
+
+	mm_sim_set_violation_handler(sim, count_handler, &reports);
+	switch (count_rows[_i].fault) {
+	case HEAD_PREV:
+		page->lru.prev = head;
+		break;
+	case NOT_BUDDY:
+		page->state = PG_FREE_TAIL;
+		break;
+	case NR_FREE_SHORT:
+		fa->nr_free--;
+		break;
+	case STALE_TAIL:
+		fa->tail[MIGRATE_MOVABLE] = head;
+		break;
+	}
+	found = mm_check_full(sim);
+	ck_assert_msg(found >= 1 && found == reports, "%s: mm_check_full() found %lu, reported %lu",
+		      count_rows[_i].name, found, reports);
+	*fa = saved_area;
+	*page = saved_page;
+	reports = 0;
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	ck_assert_uint_eq(reports, 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * A zone that spans pages but has none present (a hole) has no per-cpu
+ * stats: the full check passes over it and, on a clean machine, still
+ * returns the 0 violations it reported.
+ */
+START_TEST(test_full_check_counts_hole_zone)
+{
+	struct mm_config cfg;
+	unsigned long reports = 0;
+
+	cfg_tiny(&cfg, 2, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_DMA32, 0, 64, 0);
+	cfg.zones[0][ZONE_DMA32].present = 0;
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 64, 64, 64);
+	struct mm_sim *sim = sim_new(&cfg);
+
+	ck_assert_uint_eq(zone_of(sim, 0, ZONE_DMA32)->spanned_pages, 64);
+	ck_assert_ptr_null(zone_of(sim, 0, ZONE_DMA32)->per_cpu_zonestats);
+	mm_sim_set_violation_handler(sim, count_handler, &reports);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	ck_assert_uint_eq(reports, 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * INV-BUDDY-MERGED spares a pair of free pageblock buddies one of which an
+ * unreserve left apart (PB_APART): the kernel merges them at a later free.
+ * The mark must end when its block leaves the free lists, or a later
+ * unmerged pair there goes unreported. Pageblocks of 8 pages, max_order
+ * 4: block 0 is freed, marked apart, allocated again (the mark ends) and
+ * freed; then block 8 is freed under buddy-no-merge-order3, which leaves
+ * the two order-3 buddies apart: INV-BUDDY-MERGED must fire at pfn 0.
+ */
+START_TEST(test_apart_mark_ends_with_the_free_block)
+{
+	struct mm_config cfg;
+	struct vfirst r = {.want = "INV-BUDDY-MERGED"};
+	uint32_t g0, g8;
+	long long p0, p8;
+
+	cfg_tiny(&cfg, 1, 4, 3);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 16, 16);
+	struct mm_sim *sim = sim_new_variant(&cfg, "buddy-no-merge-order3");
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+	const unsigned int gfp = MM_GFP_KERNEL | MM_GFP_MOVABLE;
+
+	for (int zt = 0; zt < ZONE_DEVICE; zt++)
+		mm_zone_pcp_disable(sim, 0, (enum zone_type)zt);
+	mm_set_current_cpu(0);
+	p0 = mm_alloc_pages(sim, 3, gfp, -1, 1, &g0);
+	p8 = mm_alloc_pages(sim, 3, gfp, -1, 2, &g8);
+	ck_assert_int_eq(p0, 0);
+	ck_assert_int_eq(p8, 8);
+	mm_free_pages(sim, (uint64_t)p0, 3, 1, g0);
+	zone_lock(z);
+	move_free_block_apart(z, (uint64_t)p0, 3, MIGRATE_MOVABLE, MIGRATE_MOVABLE);
+	zone_unlock(z);
+	ck_assert(sim->pageblock_flags[p0 >> 3] & PB_APART);
+	ck_assert_int_eq(mm_alloc_pages(sim, 3, gfp, -1, 1, &g0), p0);
+	ck_assert_msg(!(sim->pageblock_flags[p0 >> 3] & PB_APART),
+		      "the block left the free lists: its apart mark ends");
+	mm_free_pages(sim, (uint64_t)p0, 3, 1, g0);
+	mm_free_pages(sim, (uint64_t)p8, 3, 2, g8);
+	record(sim, &r);
+	mm_check_full(sim);
+	ck_assert_msg(r.seen, "INV-BUDDY-MERGED did not fire (%u others, first %s)", r.n,
+		      r.n ? r.first : "-");
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *fires_suite(void)
 {
 	Suite *s = suite_create("fires");
@@ -1187,6 +1333,9 @@ static Suite *fires_suite(void)
 	tcase_add_test(tc, test_public_calls_out_of_range);
 	tcase_add_test(tc, test_ops_skip_out_of_range);
 	tcase_add_loop_test(tc, test_never_reserves, 0, (int)ARRAY_SIZE(never_rows));
+	tcase_add_loop_test(tc, test_full_check_counts_reports, 0, (int)ARRAY_SIZE(count_rows));
+	tcase_add_test(tc, test_full_check_counts_hole_zone);
+	tcase_add_test(tc, test_apart_mark_ends_with_the_free_block);
 	suite_add_tcase(s, tc);
 	return s;
 }

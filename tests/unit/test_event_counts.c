@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_event_counts.c - the event counters of mm_sim_stats() (the model's
+ * vmstat events: PGALLOC and allocation failures, frees, buddy splits and
+ * merges) equal what they count, on a sequence small enough to count by
+ * hand. The bench and `mmfuzz compare` report these figures; nothing else
+ * reads them, so a counter that stops counting changes no check's verdict.
+ *
+ * The zone: pfns [0, 16), one order-4 block (max_order 4, pageblock_order
+ * 4), no pcp lists, cfg_tiny's zero watermarks: an order-n request is
+ * granted while the free pages exceed 2^n - 1.
+ */
+#include "common.h"
+#include "internal.h"
+
+#define GFP_MOV (MM_GFP_KERNEL | MM_GFP_MOVABLE)
+
+static struct mm_sim *sixteen_pages(void)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	cfg_tiny(&cfg, 1, 4, 4);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 16, 16);
+	sim = sim_new_buddy_only(&cfg);
+	mm_set_current_cpu(0);
+	return sim;
+}
+
+START_TEST(test_alloc_free_split_merge_counts)
+{
+	struct mm_sim *sim = sixteen_pages();
+	struct mm_stats before = sim_stats(sim), after;
+	uint32_t gen0, gen3, gen_fail;
+	long long pfn0, pfn3, failed;
+	unsigned long long nr_failed = 0;
+
+	/* order 0 from the order-4 block: 16 -> 8 + 4 + 2 + 1 + the page, 4 splits */
+	pfn0 = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen0);
+	ck_assert_int_eq(pfn0, 0);
+	/* order 3: the free order-3 half at 8, no split */
+	pfn3 = mm_alloc_pages(sim, 3, GFP_MOV, -1, 2, &gen3);
+	ck_assert_int_eq(pfn3, 8);
+	/* order 3 again: 7 free pages, 7 <= 2^3 - 1: refused, a failure */
+	failed = mm_alloc_pages(sim, 3, GFP_MOV, -1, 3, &gen_fail);
+	ck_assert_int_eq(failed, -1);
+	nr_failed += failed < 0;
+	/* free the order-3 block: its buddy [0, 8) is not free whole, no merge */
+	mm_free_pages(sim, 8, 3, 2, gen3);
+	/* free page 0: merges with 1, 2-3, 4-7 and 8-15, 4 merges back to order 4 */
+	mm_free_pages(sim, 0, 0, 1, gen0);
+
+	after = sim_stats(sim);
+	ck_assert_uint_eq(after.alloc_success - before.alloc_success, 2);
+	ck_assert_uint_eq(after.alloc_fail - before.alloc_fail, nr_failed);
+	ck_assert_uint_eq(after.frees - before.frees, 2);
+	ck_assert_uint_eq(after.splits - before.splits, 4);
+	ck_assert_uint_eq(after.merges - before.merges, 4);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free[4], 1);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+static Suite *event_counts_suite(void)
+{
+	Suite *s = suite_create("event_counts");
+	TCase *tc = tcase_create("counts");
+
+	tcase_add_test(tc, test_alloc_free_split_merge_counts);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(event_counts_suite());
+}
