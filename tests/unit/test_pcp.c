@@ -1046,6 +1046,28 @@ START_TEST(test_deferred_keep_rounding)
 END_TEST
 
 /*
+ * defer_init() defers a node's highest populated zone, whichever it is:
+ * on a node whose only zone is DMA (zone index 0), that one.
+ */
+START_TEST(test_deferred_dma_only_node)
+{
+	static const unsigned int cpus[] = {2};
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	cfg_machine(&cfg, 1, cpus, 0);
+	cfg_zone(&cfg, 0, ZONE_DMA, 0, 4096, 4096);
+	cfg.deferred_init_pages = 1024;
+	sim = sim_new(&cfg);
+	ck_assert(mm_deferred_init_pending(sim));
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_DMA).managed, 1024);
+	ck_assert_uint_eq(mm_deferred_init_complete(sim), 3072);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * The issue's bench shape: 2 nodes x 64 CPUs. Node 0: DMA32 65536 pages at
  * 0, Normal 196608 at 65536; node 1: Normal 262144 at 262144. 2048 pages
  * per node at boot: each Normal zone's batch is (2048 >> 10) / 4 = 0 -> 1
@@ -1393,6 +1415,7 @@ static Suite *pcp_suite(void)
 	tc = tcase_create("deferred");
 	tcase_add_test(tc, test_deferred_complete_matches_full);
 	tcase_add_test(tc, test_deferred_keep_rounding);
+	tcase_add_test(tc, test_deferred_dma_only_node);
 	tcase_add_test(tc, test_deferred_two_nodes);
 	tcase_add_test(tc, test_deferred_step);
 	tcase_add_test(tc, test_variant_no_recalc);
