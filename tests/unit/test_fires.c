@@ -865,6 +865,31 @@ static struct mm_sim *fire_compact_migrate_stamp(struct vfirst *r, struct where 
 	return sim;
 }
 
+/*
+ * A page migrated to pfn with the right stamp, but the handle still names
+ * pfn 0: the migration did not move the handle. A handle at pfn 0 is a
+ * handle, not the threaded case's "no handle" (-1).
+ */
+static struct mm_sim *fire_compact_migrate_stale_handle(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	uint32_t gen, gen2;
+	long long pfn = mm_alloc_pages(sim, 0, GFP_MOV, -1, 7, &gen);
+	long long pfn2 = mm_alloc_pages(sim, 0, GFP_MOV, -1, 7, &gen2);
+
+	if (!pfn) {
+		pfn = pfn2;
+		gen = gen2;
+	}
+	ck_assert_int_gt(pfn, 0);
+	*w = (struct where){0, ZONE_NORMAL, 0, pfn, true, gen};
+	record(sim, r);
+	compact_check_migrated(sim, (uint64_t)pfn, pfn, 7, gen); /* the handle moved: silent */
+	ck_assert_uint_eq(r->n, 0);
+	compact_check_migrated(sim, (uint64_t)pfn, 0, 7, gen);
+	return sim;
+}
+
 /* init_admin_reserve(): min(64 pages / 32, 2048) = 2; the model's is one more. */
 static struct mm_sim *fire_derived_reserves(struct vfirst *r, struct where *w)
 {
@@ -928,6 +953,7 @@ static const struct {
 	{"INV-COMPACT-DEFER", fire_compact_defer_considered},
 	{"INV-COMPACT-DEFER", fire_compact_defer_order},
 	{"INV-COMPACT-MIGRATE-STAMP", fire_compact_migrate_stamp},
+	{"INV-COMPACT-MIGRATE-STAMP", fire_compact_migrate_stale_handle},
 	{"INV-DERIVED-COMMIT-BATCH", fire_derived_reserves},
 };
 
