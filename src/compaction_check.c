@@ -164,7 +164,11 @@ void compact_check_free_visit(struct compact_control *cc, uint64_t pfn)
 	cs->scanned_by[b] |= SCANNED_FREE;
 }
 
-/* Under threads: when fast_find_migrateblock() returns a block, what skip bits were set so far. */
+/*
+ * Under threads: the skip bits set so far when fast_find_migrateblock()
+ * starts reading them. Taken at the return, a bit another pass set between
+ * the candidate's skip test and the return was not counted as another's.
+ */
 void compact_check_fast_returned(struct compact_control *cc)
 {
 	struct mm_sim *sim = cc->zone->sim;

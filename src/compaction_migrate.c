@@ -324,6 +324,8 @@ uint64_t fast_find_migrateblock(struct compact_control *cc)
 	if (cc->migrate_pfn != zone->zone_start_pfn)
 		distance >>= 2;
 	high_pfn = pageblock_start_pfn(sim, cc->migrate_pfn + distance);
+	/* before the first skip-bit read: a bit another pass sets after it excuses the scanner */
+	compact_check_fast_returned(cc);
 
 	for (int order = cc->order - 1;
 	     order >= PAGE_ALLOC_COSTLY_ORDER && !found_block && nr_scanned < limit; order--) {
@@ -354,7 +356,6 @@ uint64_t fast_find_migrateblock(struct compact_control *cc)
 					sim, pfn); /* variant compaction-fast-find-marks-skip */
 			cc->fast_search_fail = 0;
 			found_block = true;
-			compact_check_fast_returned(cc);
 			break;
 		}
 		zone_unlock(zone);
