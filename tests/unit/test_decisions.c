@@ -613,6 +613,69 @@ START_TEST(test_threshold_table)
 }
 END_TEST
 
+/*
+ * When the seed's invariant judges an admission (_mm_vmstat_pressure_in_force()):
+ * kswapd is in pressure and every online CPU updates NR_FREE_PAGES under the
+ * threshold set_pgdat_percpu_threshold() gives, and that threshold keeps the
+ * CPUs' drift within low - min. The rule, from mm/vmstat.c:
+ *   normal   = min(125, 2 * fls(online) * (1 + fls(managed >> 15)))
+ *   pressure = clamp((low - min) / online, 1, 125)
+ *   t        = online * normal > low - min ? pressure : normal (the drift mark)
+ *   judged   iff online * t <= low - min (no promise when 1 per CPU overruns)
+ * The boundary low - min == online gives t = 1 and a kept promise.
+ */
+static int fls_int(unsigned long x)
+{
+	int n = 0;
+
+	while (x) {
+		n++;
+		x >>= 1;
+	}
+	return n;
+}
+
+START_TEST(test_pressure_in_force_table)
+{
+	static const unsigned int cpus[] = {1, 2, 3, 4, 8};
+
+	for (unsigned int c = 0; c < ARRAY_SIZE(cpus); c++) {
+		unsigned int online = cpus[c];
+		struct mm_sim *sim = one_zone_sim(online, 6, 5, 1024);
+		struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+		long normal = 2L * fls_int(online) * (1 + fls_int(1024UL >> 15));
+
+		normal = normal < 125 ? normal : 125;
+		sim->node_data[0]->kswapd.pressure = true;
+		for (long gap = 0; gap <= (long)online * normal + 2; gap++) {
+			long pressure = gap / (long)online;
+			pressure = pressure < 1 ? 1 : pressure > 125 ? 125 : pressure;
+			long t = (long)online * normal > gap ? pressure : normal;
+			bool judged = (long)online * t <= gap;
+
+			z->watermark_boost = 0;
+			z->_watermark[WMARK_MIN] = 40;
+			z->_watermark[WMARK_LOW] = 40 + (unsigned long)gap;
+			for (unsigned int cpu = 0; cpu < online; cpu++) {
+				z->per_cpu_zonestats[cpu].stat_threshold = (int8_t)t;
+				z->per_cpu_zonestats[cpu].update_threshold[NR_FREE_PAGES] =
+					(int8_t)t;
+			}
+			ck_assert_msg(_mm_vmstat_pressure_in_force(z) == judged,
+				      "%u CPUs, low - min %ld, threshold %ld: judged %d, want %d",
+				      online, gap, t, !judged, judged);
+			/* one CPU updating under another threshold: not yet in force */
+			z->per_cpu_zonestats[online - 1].update_threshold[NR_FREE_PAGES] =
+				(int8_t)(t + 1);
+			ck_assert_msg(!_mm_vmstat_pressure_in_force(z),
+				      "%u CPUs, low - min %ld: judged with a CPU at %ld", online,
+				      gap, t + 1);
+		}
+		mm_sim_destroy(sim);
+	}
+}
+END_TEST
+
 /* ------------------------------------------------------------------------
  * Batches of the counters and the highatomic cap
  * ---------------------------------------------------------------------- */
@@ -1005,6 +1068,7 @@ static Suite *decisions_suite(void)
 	tcase_add_test(tc, test_kswapd_sleep_table);
 	tcase_add_test(tc, test_batchsize_table);
 	tcase_add_test(tc, test_threshold_table);
+	tcase_add_test(tc, test_pressure_in_force_table);
 	tcase_add_test(tc, test_percpu_batch_table);
 	tcase_add_test(tc, test_vm_enough_memory_table);
 	tcase_add_test(tc, test_highatomic_cap);
