@@ -429,6 +429,68 @@ START_TEST(test_kswapd_sleep_flushes)
 END_TEST
 
 /*
+ * The check after kswapd's sleep (_mm_op_kswapd_sleep()) sees a broken
+ * flush. The sleep's last step, set_pgdat_percpu_threshold(), calls the
+ * policy's normal threshold for each zone with a drift mark; a hook there
+ * undoes the flush (the skip bit of a block holding an LRU page and free
+ * pages, or the pending request) after __reset_isolation_suitable() ran and
+ * before the check, as a sleep path that skipped or lost the flush would
+ * leave it. The op must report INV-COMPACT-SKIP-FLUSH: only that call
+ * checks the flush of kswapd's sleep.
+ */
+enum flush_break {
+	FLUSH_KEPT,
+	FLUSH_SKIP_BIT,
+	FLUSH_PENDING
+};
+static enum flush_break flush_break;
+
+static int normal_threshold_unflushing(const struct zone *zone)
+{
+	struct zone *z = (struct zone *)zone;
+
+	if (flush_break == FLUSH_SKIP_BIT)
+		set_pageblock_skip(z->sim, z->zone_start_pfn);
+	else if (flush_break == FLUSH_PENDING)
+		z->compact_blockskip_flush = true;
+	return calculate_normal_threshold(zone);
+}
+
+START_TEST(test_kswapd_sleep_checks_flush)
+{
+	static const char *const why[] = {"kept", "a skip bit", "the pending request"};
+
+	for (int b = FLUSH_KEPT; b <= FLUSH_PENDING; b++) {
+		struct vrec vr;
+		struct mm_sim *sim = compaction_sim(&vr);
+		struct zone *z = normal(sim);
+		struct mm_op op = {.kind = MM_OP_KSWAPD_SLEEP, .vmstat.node = 0};
+		uint32_t gen;
+
+		/* the hook is reached only through a zone with a drift mark */
+		ck_assert_uint_ne(z->percpu_drift_mark, 0);
+		mm_set_current_cpu(0);
+		ck_assert_int_eq(mm_alloc_pages(sim, 0, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 1, &gen),
+				 0);
+		set_pageblock_skip(sim, 0);
+		z->compact_blockskip_flush = true;
+		sim->node_data[0]->kswapd = (struct kswapd_state){.awake = true, .failures = 16};
+		sim->policy.normal_threshold = normal_threshold_unflushing;
+		flush_break = (enum flush_break)b;
+		ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 0);
+		flush_break = FLUSH_KEPT;
+		if (b == FLUSH_KEPT)
+			ck_assert_msg(vr.n == 0, "%s", vr.first);
+		else
+			ck_assert_msg(vrec_has(&vr, "INV-COMPACT-SKIP-FLUSH"),
+				      "a sleep whose flush left %s: not reported (first: %s)",
+				      why[b], vr.first);
+		mm_sim_destroy(sim);
+	}
+}
+END_TEST
+
+/*
  * INV-ZONEINFO-STALE-MANAGED: a zoneinfo whose min/low/high are the ones
  * the kernel set up from 4096 managed pages. Printed with managed 4096 it
  * is consistent; printed with managed 8192 (init memory freed after the
@@ -521,6 +583,7 @@ static Suite *derived_suite(void)
 	tcase_add_test(tc, test_compact_cached_pfn_corrupt);
 	tcase_add_test(tc, test_compact_skip_flush_corrupt);
 	tcase_add_test(tc, test_kswapd_sleep_flushes);
+	tcase_add_test(tc, test_kswapd_sleep_checks_flush);
 	tcase_add_test(tc, test_zoneinfo_stale_managed);
 	suite_add_tcase(s, tc);
 	return s;
