@@ -2,9 +2,10 @@
 /*
  * test_event_counts.c - the event counters of mm_sim_stats() (the model's
  * vmstat events: PGALLOC and allocation failures, frees, buddy splits and
- * merges) equal what they count, on a sequence small enough to count by
- * hand. The bench and `mmfuzz compare` report these figures; nothing else
- * reads them, so a counter that stops counting changes no check's verdict.
+ * merges, snapshot reads) equal what they count, on a sequence small
+ * enough to count by hand. The bench and `mmfuzz compare` report these
+ * figures; nothing else reads them, so a counter that stops counting
+ * changes no check's verdict.
  *
  * The zone: pfns [0, 16), one order-4 block (max_order 4, pageblock_order
  * 4), no pcp lists, cfg_tiny's zero watermarks: an order-n request is
@@ -62,12 +63,49 @@ START_TEST(test_alloc_free_split_merge_counts)
 }
 END_TEST
 
+/*
+ * The vmstat read op reads what its `how` names: only the snapshot read
+ * (zone_page_state_snapshot()) counts a snapshot read. The safe check at
+ * the high mark reads the estimate here: its 16 free pages lie above the
+ * drift mark (one CPU: the high mark 0 plus a threshold of 2).
+ */
+START_TEST(test_vmstat_read_counts)
+{
+	static const struct {
+		uint8_t how;
+		unsigned long long snapshots;
+	} rows[] = {
+		{MM_VMSTAT_READ_ESTIMATE, 0},
+		{MM_VMSTAT_READ_SNAPSHOT, 1},
+		{MM_VMSTAT_READ_SAFE, 0},
+	};
+	struct mm_sim *sim = sixteen_pages();
+
+	ck_assert_uint_lt(sim->node_data[0]->node_zones[ZONE_NORMAL].percpu_drift_mark, 16);
+	for (unsigned int i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct mm_op op = {.kind = MM_OP_VMSTAT_READ};
+		struct mm_stats before = sim_stats(sim), after;
+
+		op.vmstat.node = 0;
+		op.vmstat.zone = ZONE_NORMAL;
+		op.vmstat.how = rows[i].how;
+		ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 0);
+		after = sim_stats(sim);
+		ck_assert_msg(after.snapshot_reads - before.snapshot_reads == rows[i].snapshots,
+			      "read how %u: %llu snapshot reads, want %llu", rows[i].how,
+			      after.snapshot_reads - before.snapshot_reads, rows[i].snapshots);
+	}
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *event_counts_suite(void)
 {
 	Suite *s = suite_create("event_counts");
 	TCase *tc = tcase_create("counts");
 
 	tcase_add_test(tc, test_alloc_free_split_merge_counts);
+	tcase_add_test(tc, test_vmstat_read_counts);
 	suite_add_tcase(s, tc);
 	return s;
 }
