@@ -112,6 +112,33 @@ START_TEST(test_kswapd_balanced_unboosted_reclaims_nothing)
 }
 END_TEST
 
+/*
+ * balance_pgdat() takes back only the boosts it recorded, each under its
+ * zone's lock, and takes no other zone's lock: the node has no DMA zone
+ * (zone 0 unmanaged), nothing reclaimable (shrink_node() frees nothing),
+ * and only Normal boosted, so the pass takes exactly one zone->lock.
+ */
+START_TEST(test_kswapd_takes_back_only_recorded_boosts)
+{
+	uint32_t gens[NPAGES];
+	struct mm_sim *sim = fragmented(gens);
+	struct kswapd_state *k = &sim->node_data[0]->kswapd;
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	ck_assert(!managed_zone(&sim->node_data[0]->node_zones[ZONE_DMA]));
+	normal(sim)->watermark_boost = 8; /* as one steal leaves it (test above) */
+	k->awake = true;
+	unsigned long long locks = sim_stats(sim).zone_lock_acquisitions;
+	ck_assert_int_eq(_mm_kswapd_step(sim, 0), 0);
+	ck_assert_uint_eq(normal(sim)->watermark_boost, 0);
+	ck_assert_uint_eq(sim_stats(sim).kswapd_reclaimed, 0);
+	ck_assert_uint_eq(sim_stats(sim).zone_lock_acquisitions - locks, 1);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* Without __GFP_KSWAPD_RECLAIM the boost still happens, but nobody asks for kswapd. */
 START_TEST(test_steal_without_kswapd_flag)
 {
@@ -391,6 +418,7 @@ static Suite *boost_suite(void)
 	tcase_add_test(tc, test_steal_boosts_then_kswapd_takes_it_back);
 	tcase_add_test(tc, test_steal_without_kswapd_flag);
 	tcase_add_test(tc, test_kswapd_balanced_unboosted_reclaims_nothing);
+	tcase_add_test(tc, test_kswapd_takes_back_only_recorded_boosts);
 	tcase_add_test(tc, test_boost_capped_by_factor);
 	tcase_add_test(tc, test_boost_bound_fires);
 	tcase_add_test(tc, test_boost_decay_fires);
