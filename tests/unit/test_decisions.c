@@ -624,28 +624,20 @@ END_TEST
  *   judged   iff online * t <= low - min (no promise when 1 per CPU overruns)
  * The boundary low - min == online gives t = 1 and a kept promise.
  */
-static int fls_int(unsigned long x)
-{
-	int n = 0;
-
-	while (x) {
-		n++;
-		x >>= 1;
-	}
-	return n;
-}
-
 START_TEST(test_pressure_in_force_table)
 {
-	static const unsigned int cpus[] = {1, 2, 3, 4, 8};
+	/* online CPUs and fls(online); 1024 pages: fls(1024 >> 15) = 0, no cap reached */
+	static const struct {
+		unsigned int online;
+		long fls;
+	} cpus[] = {{1, 1}, {2, 2}, {3, 2}, {4, 3}, {8, 4}};
 
 	for (unsigned int c = 0; c < ARRAY_SIZE(cpus); c++) {
-		unsigned int online = cpus[c];
+		unsigned int online = cpus[c].online;
 		struct mm_sim *sim = one_zone_sim(online, 6, 5, 1024);
 		struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
-		long normal = 2L * fls_int(online) * (1 + fls_int(1024UL >> 15));
+		long normal = 2 * cpus[c].fls * (1 + 0);
 
-		normal = normal < 125 ? normal : 125;
 		sim->node_data[0]->kswapd.pressure = true;
 		for (long gap = 0; gap <= (long)online * normal + 2; gap++) {
 			long pressure = gap / (long)online;
