@@ -65,6 +65,13 @@ static MM_ALWAYS_INLINE void this_cpu_long_add(atomic_long *c, long n)
  * and aborts. src/lockdep.c.
  */
 extern _Thread_local char mm_lock_self; /* its address names the thread */
+/*
+ * This thread runs a machine no other thread touches (the executor's
+ * serial runs: fuzzing, replay): its locks are a uniprocessor kernel's,
+ * ownership without the mutex. Taking a lock held already is then a
+ * violation, where the mutex would hang. mm_exec_run() sets it.
+ */
+extern _Thread_local bool mm_locks_up;
 _Noreturn void mm_lock_violation(const char *what, const void *lock);
 
 /* The kernel's spinlock_t; a mutex keeps waiting threads off the CPU. */

@@ -190,6 +190,8 @@ long mm_exec_run(struct mm_exec *ex, const struct mm_prog *p, const struct mm_ex
 			: mm_sim_init(ex->sim, &p->cfg, o->variant))
 		return -1;
 	ex->sim->serial = true;
+	bool up = mm_locks_up;
+	mm_locks_up = true; /* this thread alone runs the machine, until the return */
 	mm_sim_set_strict_watermarks(ex->sim, o->strict_watermarks);
 	mm_sim_set_violation_handler(ex->sim, on_violation, ex);
 	if (o->on_boot)
@@ -225,5 +227,6 @@ long mm_exec_run(struct mm_exec *ex, const struct mm_prog *p, const struct mm_ex
 		check_full(ex->sim);
 	}
 	*failed_op = ex->first_violation_op;
+	mm_locks_up = up;
 	return (long)mm_sim_violations(ex->sim);
 }

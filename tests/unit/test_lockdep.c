@@ -2,7 +2,9 @@
 /*
  * test_lockdep.c - INV-LOCK-HELD: unlocking a lock the thread does not
  * hold, or calling a function the kernel runs only under zone->lock
- * without it, aborts (each in a forked child: Check's raise_signal).
+ * without it, aborts (each in a forked child: Check's raise_signal). A
+ * thread that runs a machine alone (mm_locks_up) keeps the ownership
+ * checks without the mutex, and reports a lock taken twice.
  */
 #include "common.h"
 #include "internal.h"
@@ -71,6 +73,72 @@ START_TEST(test_kswapd_lock_unlock_unheld_aborts)
 }
 END_TEST
 
+START_TEST(test_up_balanced_leaves_the_mutex_alone)
+{
+	spin_lock_init(&lk);
+	mm_locks_up = true;
+	spin_lock(&lk);
+	lockdep_assert_held(&lk);
+	/* the uniprocessor lock: ownership recorded, the mutex never taken */
+	ck_assert_int_eq(pthread_mutex_trylock(&lk.m), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&lk.m), 0);
+	spin_unlock(&lk);
+	ck_assert(!spin_is_held_by_me(&lk));
+	mm_locks_up = false;
+	spin_lock_destroy(&lk);
+}
+END_TEST
+
+/* With the mutex this would hang; alone on the machine it is a report. */
+START_TEST(test_up_recursive_aborts)
+{
+	spin_lock_init(&lk);
+	mm_locks_up = true;
+	spin_lock(&lk);
+	spin_lock(&lk);
+}
+END_TEST
+
+START_TEST(test_up_unlock_unheld_aborts)
+{
+	spin_lock_init(&lk);
+	mm_locks_up = true;
+	spin_unlock(&lk);
+}
+END_TEST
+
+static bool up_at_boot;
+
+static void note_up(void *arg)
+{
+	(void)arg;
+	up_at_boot = mm_locks_up;
+}
+
+/* The executor runs its machine with uniprocessor locks, and gives them back. */
+START_TEST(test_exec_runs_up)
+{
+	struct mm_exec *ex = mm_exec_create();
+	struct mm_exec_opts o;
+	struct vrec vr;
+	long failed_op;
+
+	ck_assert_ptr_nonnull(ex);
+	mm_exec_opts_default(&o);
+	o.on_boot = note_up;
+	up_at_boot = false;
+	ck_assert_int_eq(exec_text(ex,
+				   "config nodes=1 cpus=2\n"
+				   "zone 0 Normal start=0 spanned=1024 present=1024 managed=1024\n"
+				   "cpu0 alloc a0 order=0\ncpu1 free a0\ncheck\n",
+				   &o, &vr, &failed_op),
+			 0);
+	ck_assert(up_at_boot);
+	ck_assert(!mm_locks_up);
+	mm_exec_destroy(ex);
+}
+END_TEST
+
 /* mm/page_alloc.c's account_freepages() asserts zone->lock. */
 START_TEST(test_account_freepages_unlocked_aborts)
 {
@@ -91,6 +159,10 @@ static Suite *lockdep_suite(void)
 	tcase_add_test_raise_signal(tc, test_assert_unheld_aborts, SIGABRT);
 	tcase_add_test_raise_signal(tc, test_kswapd_lock_unlock_unheld_aborts, SIGABRT);
 	tcase_add_test_raise_signal(tc, test_account_freepages_unlocked_aborts, SIGABRT);
+	tcase_add_test(tc, test_up_balanced_leaves_the_mutex_alone);
+	tcase_add_test_raise_signal(tc, test_up_recursive_aborts, SIGABRT);
+	tcase_add_test_raise_signal(tc, test_up_unlock_unheld_aborts, SIGABRT);
+	tcase_add_test(tc, test_exec_runs_up);
 	suite_add_tcase(s, tc);
 	return s;
 }
