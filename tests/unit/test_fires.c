@@ -385,6 +385,44 @@ static struct mm_sim *fire_vmstat_pressure(struct vfirst *r, struct where *w)
 	return sim;
 }
 
+/*
+ * The same law as threaded runs check it (sim->serial false: under
+ * zone->lock, check_admission_under_pressure_locked()), for an order-2
+ * admission: 52 pages taken leave exact 12 = min + 2, between min + 1 and
+ * min + 2^2, with an estimate 30 above it (42 - 4 >= low 20). The expected
+ * value is the rule's min + 2^order = 10 + 4.
+ */
+static struct mm_sim *fire_vmstat_pressure_threaded(struct vfirst *r, struct where *w)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *z;
+	uint32_t gen;
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	sim = sim_new_buddy_only(&cfg);
+	mm_set_current_cpu(0);
+	z = zone_of(sim, 0, ZONE_NORMAL);
+	for (int i = 0; i < 52; i++)
+		ck_assert_int_ge(mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen), 0);
+	ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], 12);
+	sim->serial = false;
+	z->_watermark[WMARK_MIN] = 10;
+	z->_watermark[WMARK_LOW] = 20;
+	z->_watermark[WMARK_HIGH] = 30;
+	z->watermark_boost = 0;
+	sim->node_data[0]->kswapd.pressure = true;
+	z->per_cpu_zonestats[0].stat_threshold = 2;
+	z->per_cpu_zonestats[0].update_threshold[NR_FREE_PAGES] = 2;
+	atomic_long_add(30, &z->vm_stat[NR_FREE_PAGES]);
+	atomic_long_add(30, &sim->vm_zone_stat[NR_FREE_PAGES]);
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 14};
+	record(sim, r);
+	ck_assert_int_ge(mm_alloc_pages(sim, 2, GFP_MOV, -1, 1, &gen), 0);
+	return sim;
+}
+
 /* A boost on a zone whose high mark is 0: the bound is 0, so any boost is above it. */
 static struct mm_sim *fire_boost_bound(struct vfirst *r, struct where *w)
 {
@@ -920,6 +958,7 @@ static const struct {
 	{"INV-COMMIT-DRIFT", fire_commit_drift},
 	{"INV-VMSTAT-DRIFT", fire_vmstat_drift},
 	{"INV-VMSTAT-PRESSURE", fire_vmstat_pressure},
+	{"INV-VMSTAT-PRESSURE", fire_vmstat_pressure_threaded},
 	{"INV-BOOST-BOUND", fire_boost_bound},
 	{"INV-BOOST-DECAY", fire_boost_decay},
 	{"INV-NOFRAG-RETRY", fire_nofrag_retry},
