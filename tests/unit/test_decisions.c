@@ -805,6 +805,54 @@ START_TEST(test_steal_claim_table)
 END_TEST
 
 /*
+ * The same rule between the two non-movable types: an unmovable request
+ * in a reclaimable pageblock, or a reclaimable one in an unmovable block,
+ * counts no page as compatible (alike 0), so an 8-page block with n pages
+ * of its own type allocated is claimed iff its free pages 8 - n >= 4.
+ */
+START_TEST(test_steal_claim_table_unmovable_reclaimable)
+{
+	static const struct {
+		unsigned int owner_gfp, thief_gfp;
+		int owner_mt, thief_mt;
+	} pairs[] = {
+		{MM_GFP_KERNEL | MM_GFP_RECLAIMABLE, MM_GFP_KERNEL, MIGRATE_RECLAIMABLE,
+		 MIGRATE_UNMOVABLE},
+		{MM_GFP_KERNEL, MM_GFP_KERNEL | MM_GFP_RECLAIMABLE, MIGRATE_UNMOVABLE,
+		 MIGRATE_RECLAIMABLE},
+	};
+
+	for (unsigned int p = 0; p < ARRAY_SIZE(pairs); p++)
+		for (unsigned int n = 1; n <= 7; n++) {
+			struct mm_config cfg;
+			uint32_t gen;
+
+			cfg_tiny(&cfg, 1, 3, 3);
+			cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 16, 16);
+			struct mm_sim *sim = sim_new_buddy_only(&cfg);
+
+			mm_set_current_cpu(0);
+			/* pageblock 0 taken whole; the first owner page claims pageblock 1 */
+			ck_assert_int_eq(
+				mm_alloc_pages(sim, 3, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 1, &gen),
+				0);
+			for (unsigned int i = 0; i < n; i++)
+				ck_assert_int_eq(
+					mm_alloc_pages(sim, 0, pairs[p].owner_gfp, 0, 2, &gen),
+					8 + i);
+			ck_assert_int_eq(get_pfnblock_migratetype(sim, 8), pairs[p].owner_mt);
+			/* its free pages are the only ones: the other type falls back */
+			ck_assert(mm_alloc_pages(sim, 0, pairs[p].thief_gfp, 0, 3, &gen) >= 0);
+			int want = 8 - n >= 4 ? pairs[p].thief_mt : pairs[p].owner_mt;
+			ck_assert_msg(get_pfnblock_migratetype(sim, 8) == want,
+				      "pair %u, %u pages allocated: pageblock type %d, want %d", p,
+				      n, get_pfnblock_migratetype(sim, 8), want);
+			mm_sim_destroy(sim);
+		}
+}
+END_TEST
+
+/*
  * rmqueue_buddy(): with only HIGHATOMIC blocks left, an order-0 request
  * takes one only with ALLOC_NON_BLOCK or ALLOC_OOM ("failing now is worse
  * than failing a high-order atomic later"); the rest fail, the watermark
@@ -1051,6 +1099,7 @@ static Suite *decisions_suite(void)
 	tcase_add_test(tc, test_alloc_flags_model);
 	tcase_add_test(tc, test_fallback_table);
 	tcase_add_test(tc, test_steal_claim_table);
+	tcase_add_test(tc, test_steal_claim_table_unmovable_reclaimable);
 	tcase_add_test(tc, test_free_high_table);
 	tcase_add_test(tc, test_defer_table);
 	tcase_add_test(tc, test_compaction_suitable_table);
