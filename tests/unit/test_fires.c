@@ -1256,13 +1256,16 @@ static void count_handler(const struct mm_violation *v, void *arg)
  * Each corrupts one link or count of a free list, at the zone's highest
  * order with a MOVABLE block: the free-list walk stops early at a broken
  * link, so a count that leaves its own report out would go unnoticed by
- * the handler-based rows above.
+ * the handler-based rows above. The last two break a block head in the
+ * memmap instead: the zone's walk stops at the first such report.
  */
 enum list_fault {
 	HEAD_PREV,
 	NOT_BUDDY,
 	NR_FREE_SHORT,
-	STALE_TAIL
+	STALE_TAIL,
+	MISALIGNED, /* the memmap walk: INV-BUDDY-ALIGN ends the zone's pass */
+	OTHER_ZONE  /* the memmap walk: INV-PAGE-ZONE ends the zone's pass */
 };
 static const struct {
 	const char *name;
@@ -1272,6 +1275,8 @@ static const struct {
 	{"a listed block that is not free", NOT_BUDDY},
 	{"a list longer than nr_free", NR_FREE_SHORT},
 	{"a stale tail pointer", STALE_TAIL},
+	{"a free block's order above max_order", MISALIGNED},
+	{"a block head naming another zone", OTHER_ZONE},
 };
 
 START_TEST(test_full_check_counts_reports)
@@ -1302,6 +1307,12 @@ START_TEST(test_full_check_counts_reports)
 		break;
 	case STALE_TAIL:
 		fa->tail[MIGRATE_MOVABLE] = head;
+		break;
+	case MISALIGNED:
+		page->order = (uint8_t)(sim->max_order + 1);
+		break;
+	case OTHER_ZONE:
+		page->zone_id = (uint16_t)(z->zone_id + 1);
 		break;
 	}
 	found = mm_check_full(sim);
