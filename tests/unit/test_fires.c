@@ -849,6 +849,48 @@ static struct mm_sim *fire_compact_rounds(struct vfirst *r, struct where *w)
 	return sim;
 }
 
+/*
+ * The round backstop's bound at every order, direct async or not, on a
+ * 1024-page zone of two 512-page pageblocks (max_order 10): a round moves
+ * the migration scanner at least COMPACT_CLUSTER_MAX (32) pfns, or in
+ * async direct compaction at least a cc->order block when that is
+ * smaller, so the pass may run 2 * 4 * (1024 / step + 2 + 1) rounds and
+ * the next one is reported with that bound.
+ */
+START_TEST(test_compact_round_bound)
+{
+	unsigned int order = (unsigned int)_i / 2;
+	bool direct = _i % 2;
+	unsigned long step = direct && (1UL << order) < 32 ? 1UL << order : 32;
+	unsigned long want = 2 * 4 * (1024 / step + 2 + 1), rounds = 0;
+	struct vfirst r = {.want = "INV-COMPACT-RESCAN"};
+	struct compact_control cc;
+	struct mm_config cfg;
+
+	cfg_tiny(&cfg, 1, 10, 9);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 1024, 1024);
+	struct mm_sim *sim = sim_new(&cfg);
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+
+	sim->serial = true;
+	cc = (struct compact_control){.zone = z,
+				      .migrate_pfn = z->zone_start_pfn,
+				      .free_pfn = zone_end_pfn(z) - 4,
+				      .order = (int)order,
+				      .mode = MM_MIGRATE_ASYNC,
+				      .direct_compaction = direct};
+	compact_check_pass_begin(&cc);
+	record(sim, &r);
+	while (rounds < 10000 && compact_check_round(&cc))
+		rounds++;
+	ck_assert_msg(rounds == want, "order %u, direct %d: %lu rounds, want %lu", order, direct,
+		      rounds, want);
+	ck_assert(r.seen);
+	ck_assert_int_eq(r.v.expected, (long long)want);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* One of the deferral fields out of the kernel's bounds, by which (0..2). */
 static struct mm_sim *defer_out_of_bounds(struct vfirst *r, struct where *w, int which)
 {
@@ -1405,6 +1447,7 @@ static Suite *fires_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_loop_test(tc, test_fires, 0, (int)ARRAY_SIZE(fires));
+	tcase_add_loop_test(tc, test_compact_round_bound, 0, 2 * 11);
 	tcase_add_test(tc, test_names_out_of_range);
 	tcase_add_test(tc, test_free_diff_out_of_range);
 	tcase_add_test(tc, test_pcp_info_out_of_range);
