@@ -208,6 +208,39 @@ START_TEST(test_lru_skip_policies)
 END_TEST
 
 /*
+ * update_cached_migrate(): a block the migration scanner finished without
+ * isolating moves the async restart pfn (compact_cached_migrate_pfn[0])
+ * past it in every mode, the sync one ([1]) only in a sync mode. Block 0
+ * free, the rest movable LRU pages: one isolate_migratepages() round of a
+ * direct order-3 pass (no fast search) scans block 0 to its end and
+ * isolates nothing. The kernel passes that end (32) and rounds it up to
+ * the end of its pageblock: 64.
+ */
+START_TEST(test_cached_migrate_by_mode)
+{
+	static const int modes[] = {MM_MIGRATE_ASYNC, MM_MIGRATE_SYNC_LIGHT, MM_MIGRATE_SYNC};
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct zone *z = normal(sim);
+	struct compact_control cc = cc_for(sim, 3, 0, 224);
+
+	fill(sim, 0, 256, 0, 0);
+	for (uint64_t pfn = 0; pfn < 32; pfn++)
+		free_block_at(sim, pfn);
+	ck_assert_uint_eq(z->compact_cached_migrate_pfn[0], 0);
+	ck_assert_uint_eq(z->compact_cached_migrate_pfn[1], 0);
+	cc.mode = modes[_i];
+	cc.direct_compaction = true;
+	compact_check_pass_begin(&cc);
+	ck_assert_int_eq(isolate_migratepages(&cc), ISOLATE_NONE);
+	ck_assert_uint_eq(cc.nr_migratepages, 0);
+	ck_assert_uint_eq(cc.migrate_pfn, 32);
+	ck_assert_uint_eq(z->compact_cached_migrate_pfn[0], 64);
+	ck_assert_uint_eq(z->compact_cached_migrate_pfn[1], modes[_i] == MM_MIGRATE_ASYNC ? 0 : 64);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * __reset_isolation_suitable() only runs after a full compaction asked for
  * it. It walks from both ends: the lower half as migration sources (a
  * sampled LRU page clears the bit), the upper half as targets (a sampled
@@ -796,6 +829,7 @@ static Suite *compaction_suite(void)
 	tcase_add_test(tc, test_skip_test_pfn_policies);
 	tcase_add_test(tc, test_lru_skip_policies);
 	tcase_add_test(tc, test_reset_isolation_suitable);
+	tcase_add_loop_test(tc, test_cached_migrate_by_mode, 0, 3);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("fast-find");
