@@ -241,6 +241,41 @@ START_TEST(test_cached_migrate_by_mode)
 END_TEST
 
 /*
+ * suitable_migration_source() over its grid: async direct compaction
+ * takes pages only from a block of the request's type (a movable request:
+ * a MOVABLE block, is_migrate_movable() without CMA), any other pass from
+ * any block. Block 0 holds movable LRU pages and is retyped; the free
+ * scanner at 48 leaves the round block 0 alone, which isolates iff it is
+ * a suitable source.
+ */
+START_TEST(test_migration_source_table)
+{
+	static const int mts[] = {MIGRATE_UNMOVABLE, MIGRATE_MOVABLE, MIGRATE_RECLAIMABLE};
+	int req = mts[_i % 3], block = mts[_i / 3 % 3];
+	bool async = _i < 9;
+	bool want = !async || (req == MIGRATE_MOVABLE ? block == MIGRATE_MOVABLE : block == req);
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct compact_control cc = cc_for(sim, 3, 0, 48);
+	uint32_t isolated[256];
+
+	fill(sim, 0, 256, 0, 0);
+	set_pageblock_migratetype(sim, 0, block);
+	cc.migratepages = isolated;
+	cc.mode = async ? MM_MIGRATE_ASYNC : MM_MIGRATE_SYNC_LIGHT;
+	cc.direct_compaction = true;
+	cc.migratetype = req;
+	compact_check_pass_begin(&cc);
+	isolate_migratepages(&cc);
+	ck_assert_msg((cc.nr_migratepages > 0) == want,
+		      "%s, request type %d, block type %d: %lu pages isolated, want %s",
+		      async ? "async" : "sync light", req, block, cc.nr_migratepages,
+		      want ? "some" : "none");
+	putback_movable_pages(&cc);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * __reset_isolation_suitable() only runs after a full compaction asked for
  * it. It walks from both ends: the lower half as migration sources (a
  * sampled LRU page clears the bit), the upper half as targets (a sampled
@@ -830,6 +865,7 @@ static Suite *compaction_suite(void)
 	tcase_add_test(tc, test_lru_skip_policies);
 	tcase_add_test(tc, test_reset_isolation_suitable);
 	tcase_add_loop_test(tc, test_cached_migrate_by_mode, 0, 3);
+	tcase_add_loop_test(tc, test_migration_source_table, 0, 18);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("fast-find");
