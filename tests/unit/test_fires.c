@@ -354,7 +354,7 @@ static struct mm_sim *fire_vmstat_drift(struct vfirst *r, struct where *w)
  * ahead of the exact count: an order-0 allocation admitted at low (20)
  * on the estimate finds 10 exact free pages, below min + 1 = 11.
  */
-static struct mm_sim *fire_vmstat_pressure(struct vfirst *r, struct where *w)
+static struct mm_sim *pressure_broken(struct vfirst *r, unsigned int taken, bool serial)
 {
 	struct mm_config cfg;
 	struct mm_sim *sim;
@@ -366,10 +366,10 @@ static struct mm_sim *fire_vmstat_pressure(struct vfirst *r, struct where *w)
 	sim = sim_new_buddy_only(&cfg);
 	mm_set_current_cpu(0);
 	z = zone_of(sim, 0, ZONE_NORMAL);
-	for (int i = 0; i < 54; i++)
+	for (unsigned int i = 0; i < taken; i++)
 		ck_assert_int_ge(mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen), 0);
-	ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], 10);
-	sim->serial = true;
+	ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], 64 - (long)taken);
+	sim->serial = serial;
 	z->_watermark[WMARK_MIN] = 10;
 	z->_watermark[WMARK_LOW] = 20;
 	z->_watermark[WMARK_HIGH] = 30;
@@ -379,8 +379,16 @@ static struct mm_sim *fire_vmstat_pressure(struct vfirst *r, struct where *w)
 	z->per_cpu_zonestats[0].update_threshold[NR_FREE_PAGES] = 2;
 	atomic_long_add(30, &z->vm_stat[NR_FREE_PAGES]);
 	atomic_long_add(30, &sim->vm_zone_stat[NR_FREE_PAGES]);
-	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 11};
 	record(sim, r);
+	return sim;
+}
+
+static struct mm_sim *fire_vmstat_pressure(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = pressure_broken(r, 54, true);
+	uint32_t gen;
+
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 11};
 	ck_assert_int_ge(mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen), 0);
 	return sim;
 }
@@ -394,31 +402,10 @@ static struct mm_sim *fire_vmstat_pressure(struct vfirst *r, struct where *w)
  */
 static struct mm_sim *fire_vmstat_pressure_threaded(struct vfirst *r, struct where *w)
 {
-	struct mm_config cfg;
-	struct mm_sim *sim;
-	struct zone *z;
+	struct mm_sim *sim = pressure_broken(r, 52, false);
 	uint32_t gen;
 
-	cfg_tiny(&cfg, 1, 3, 2);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
-	sim = sim_new_buddy_only(&cfg);
-	mm_set_current_cpu(0);
-	z = zone_of(sim, 0, ZONE_NORMAL);
-	for (int i = 0; i < 52; i++)
-		ck_assert_int_ge(mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen), 0);
-	ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], 12);
-	sim->serial = false;
-	z->_watermark[WMARK_MIN] = 10;
-	z->_watermark[WMARK_LOW] = 20;
-	z->_watermark[WMARK_HIGH] = 30;
-	z->watermark_boost = 0;
-	sim->node_data[0]->kswapd.pressure = true;
-	z->per_cpu_zonestats[0].stat_threshold = 2;
-	z->per_cpu_zonestats[0].update_threshold[NR_FREE_PAGES] = 2;
-	atomic_long_add(30, &z->vm_stat[NR_FREE_PAGES]);
-	atomic_long_add(30, &sim->vm_zone_stat[NR_FREE_PAGES]);
 	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 14};
-	record(sim, r);
 	ck_assert_int_ge(mm_alloc_pages(sim, 2, GFP_MOV, -1, 1, &gen), 0);
 	return sim;
 }
