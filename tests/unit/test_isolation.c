@@ -244,6 +244,36 @@ START_TEST(test_range_round_trip)
 }
 END_TEST
 
+/*
+ * has_unmovable_pages(): a reserved page (memblock's, at the zone's tail:
+ * managed 1792 of 2048) makes its pageblock unmovable, so offlining that
+ * block fails at the isolation, before anything moves. The order-8
+ * movable block at 1536 (the only free order-8 block at boot) stays where
+ * it is; isolating past the reserved page would migrate it out first.
+ */
+START_TEST(test_offline_reserved_page_fails_first)
+{
+	struct run r;
+	struct mm_sim *sim =
+		run_text(&r, "config nodes=1 cpus=2 max_order=10 pageblock_order=9 "
+			     "min_free_kbytes=0 watermark_scale_factor=10 "
+			     "high_fraction=0\n"
+			     "zone 0 Normal start=0 spanned=2048 present=2048 "
+			     "managed=1792\n"
+			     "cpu0 alloc a0 order=8 " MOVABLE_ALLOC "\n"
+			     "cpu0 offline_pages node=0 zone=Normal start=1536 pages=512\n"
+			     "check\n");
+
+	ck_assert_msg(r.violations == 0, "%s", r.vr.first);
+	ck_assert_int_eq(sim->mem_map[1792].state, PG_RESERVED);
+	ck_assert_uint_eq(mm_exec_skipped(r.ex), 1);
+	ck_assert_int_eq(sim->mem_map[1536].state, PG_ALLOC);
+	ck_assert_uint_eq(sim->mem_map[1536].order, 8);
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).managed, 1792);
+	mm_exec_destroy(r.ex);
+}
+END_TEST
+
 /* A misaligned or out-of-zone range is a parse error. */
 START_TEST(test_range_text_refused)
 {
@@ -275,6 +305,7 @@ static Suite *isolation_suite(void)
 	tcase_add_test(tc, test_offline_online_free_block);
 	tcase_add_test(tc, test_offline_migrates_movable);
 	tcase_add_test(tc, test_offline_unmovable_fails_and_undoes);
+	tcase_add_test(tc, test_offline_reserved_page_fails_first);
 	tcase_add_test(tc, test_contig_range);
 	tcase_add_test(tc, test_range_skips);
 	tcase_add_test(tc, test_range_slot);
