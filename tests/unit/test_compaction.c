@@ -606,6 +606,15 @@ START_TEST(test_skip_hint_shadow_pass)
 	ck_assert_msg(vrec_has(&vr, "INV-COMPACT-SKIP-HINT"), "got: %s", vr.first);
 	mm_sim_compact_stats(sim, &st);
 	ck_assert_uint_eq(st.compact_passes, 1);
+	/*
+	 * The zone is as the failed pass left it (it aborts every block at its
+	 * second LRU page and forms no block of order 4 or more), not as the
+	 * blind shadow pass left it (which succeeded: a free order-5 block).
+	 */
+	struct mm_zone_info zi = zinfo(sim, 0, ZONE_NORMAL);
+	for (unsigned int o = 4; o <= 6; o++)
+		ck_assert_msg(zi.nr_free[o] == 0, "%lu free order-%u blocks after a failed pass",
+			      zi.nr_free[o], o);
 	/* With the bits set now, the next pass is not compared. */
 	vrec_init(&vr);
 	mm_compact_zone(sim, 0, ZONE_NORMAL, 4, MM_COMPACT_PRIO_SYNC_LIGHT, MM_MIGRATE_SYNC_LIGHT,
