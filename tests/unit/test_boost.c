@@ -314,6 +314,33 @@ START_TEST(test_nofrag_retry_fires_on_pageblock_fallback)
 }
 END_TEST
 
+/*
+ * _mm_check_boost_wake() returns the violations it reported: 0 for a zone
+ * whose wake flag is clear, 1 for a flag set on a zone that cannot boost
+ * (64 pages, 8 pageblocks of 8 but a high mark of 0: 0 x factor < 10000).
+ */
+START_TEST(test_boost_wake_check_counts)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *z;
+	struct vrec vr;
+
+	cfg_tiny(&cfg, 1, 4, 3);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	sim = sim_new(&cfg);
+	z = normal(sim);
+	sim_record(sim, &vr);
+	ck_assert_uint_eq(z->_watermark[WMARK_HIGH], 0);
+	ck_assert_uint_eq(_mm_check_boost_wake(z, sim->watermark_boost_factor), 0);
+	ck_assert_uint_eq(vr.n, 0);
+	atomic_fetch_or(&z->flags, ZONE_BOOSTED_WATERMARK);
+	ck_assert_uint_eq(_mm_check_boost_wake(z, sim->watermark_boost_factor), 1);
+	ck_assert(vrec_has(&vr, "INV-BOOST-WAKE"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------
  * decay_pcp_high()
  * ---------------------------------------------------------------------- */
@@ -421,6 +448,7 @@ static Suite *boost_suite(void)
 	tcase_add_test(tc, test_steal_without_kswapd_flag);
 	tcase_add_test(tc, test_kswapd_balanced_unboosted_reclaims_nothing);
 	tcase_add_test(tc, test_kswapd_takes_back_only_recorded_boosts);
+	tcase_add_test(tc, test_boost_wake_check_counts);
 	tcase_add_test(tc, test_boost_capped_by_factor);
 	tcase_add_test(tc, test_boost_bound_fires);
 	tcase_add_test(tc, test_boost_decay_fires);
