@@ -402,6 +402,42 @@ START_TEST(test_decay_pcp_high)
 }
 END_TEST
 
+/*
+ * The drain after the decay takes every page above the new high, down to
+ * the last one: with high already at its floor (high_min, set here to one
+ * below the count two frees left on the list), the decay keeps high and frees
+ * exactly the one page above it (to_drain = count - high = 1 > 0).
+ */
+START_TEST(test_decay_drains_one_page_above_high)
+{
+	struct mm_sim *sim = pcp_machine();
+	struct zone *z = normal(sim);
+	struct per_cpu_pages *pcp = &z->per_cpu_pageset[0];
+	uint32_t gen[3];
+	long long pfn[3];
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	for (int i = 0; i < 3; i++) {
+		pfn[i] = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen[i]);
+		ck_assert_int_ge(pfn[i], 0);
+	}
+	pcp->high = pcp->high_max; /* room on the list for the frees */
+	for (int i = 1; i < 3; i++)
+		mm_free_pages(sim, (uint64_t)pfn[i], 0, 1, gen[i]);
+	int count = pcp->count, high_min = pcp->high_min;
+	ck_assert_int_ge(count, 2);
+	pcp->high_min = pcp->high = count - 1;
+	ck_assert_int_eq(decay_pcp_high(z, 0), 1);
+	ck_assert_int_eq(pcp->high, count - 1);
+	ck_assert_int_eq(pcp->count, count - 1);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	pcp->high_min = high_min;
+	mm_free_pages(sim, (uint64_t)pfn[0], 0, 1, gen[0]);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* The vmstat_fold op decays this CPU's highs (refresh_cpu_vm_stats()). */
 START_TEST(test_vmstat_fold_decays)
 {
@@ -457,6 +493,7 @@ static Suite *boost_suite(void)
 	tcase_add_test(tc, test_nofrag_prefers_lower_zone_to_fragmenting);
 	tcase_add_test(tc, test_nofrag_retry_fires_on_pageblock_fallback);
 	tcase_add_test(tc, test_decay_pcp_high);
+	tcase_add_test(tc, test_decay_drains_one_page_above_high);
 	tcase_add_test(tc, test_vmstat_fold_decays);
 	tcase_add_test(tc, test_pcp_high_range_fires);
 	suite_add_tcase(s, tc);
