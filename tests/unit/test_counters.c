@@ -383,6 +383,37 @@ START_TEST(test_set_resets_drift_bound)
 END_TEST
 
 /*
+ * _mm_pcpu_group_ok() sums a group through one layout (counter i's locals
+ * at area + i, its batches at area + nr + i, a stride of 2 * nr); a group
+ * whose first counter does not follow it, batches or stride, is not
+ * judged that way (false: the per-counter check runs instead).
+ */
+START_TEST(test_group_check_wants_the_layout)
+{
+	struct mm_sim *sim = counters_sim(2, NULL);
+	struct percpu_counter *fbc = sim->pcc->ctr;
+	int32_t *maxb;
+	unsigned int stride;
+
+	sim->serial = true;
+	mm_set_current_cpu(0);
+	mm_pcpu_add(sim, 0, 1, 32); /* the group's area exists now */
+	ck_assert_ptr_nonnull(fbc[0].counters);
+	maxb = fbc[0].maxb;
+	stride = fbc[0].stride;
+	ck_assert(_mm_pcpu_group_ok(sim, fbc, MM_MAX_PCPU_COUNTERS));
+	fbc[0].maxb = maxb + 1;
+	ck_assert(!_mm_pcpu_group_ok(sim, fbc, MM_MAX_PCPU_COUNTERS));
+	fbc[0].maxb = maxb;
+	fbc[0].stride = stride + 1;
+	ck_assert(!_mm_pcpu_group_ok(sim, fbc, MM_MAX_PCPU_COUNTERS));
+	fbc[0].stride = stride;
+	ck_assert(_mm_pcpu_group_ok(sim, fbc, MM_MAX_PCPU_COUNTERS));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * The counters' full check judges an mm's rss counters too: the grouped
  * check of the mm's counters finds the fault, and the per-counter check
  * it falls back to names it (INV-PCPU-SUM: count + locals below every
@@ -698,6 +729,7 @@ static Suite *counters_suite(void)
 	tcase_add_test(tc, test_set_resets_drift_bound);
 	tcase_add_test(tc, test_compare_promise);
 	tcase_add_test(tc, test_full_check_judges_mm_rss);
+	tcase_add_test(tc, test_group_check_wants_the_layout);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("mm");
 	tcase_add_test(tc, test_init_many_all_or_nothing);
