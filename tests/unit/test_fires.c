@@ -1093,6 +1093,36 @@ START_TEST(test_free_diff_out_of_range)
 }
 END_TEST
 
+/*
+ * drain_zonestat() for a CPU past the machine changes nothing: the zones'
+ * per-cpu stats share one buffer, so DMA32's slot nr_cpus is Normal's
+ * slot 0, whose diff must stay Normal's.
+ */
+START_TEST(test_drain_zonestat_out_of_range)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *dma32, *normal;
+
+	cfg_tiny(&cfg, 2, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_DMA32, 0, 64, 64);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 64, 64, 64);
+	sim = sim_new(&cfg);
+	dma32 = zone_of(sim, 0, ZONE_DMA32);
+	normal = zone_of(sim, 0, ZONE_NORMAL);
+	ck_assert_ptr_eq(&dma32->per_cpu_zonestats[2], &normal->per_cpu_zonestats[0]);
+	long before = atomic_long_read(&dma32->vm_stat[NR_FREE_PAGES]);
+	normal->per_cpu_zonestats[0].vm_stat_diff[NR_FREE_PAGES] = 3;
+	atomic_long_add(-3, &normal->vm_stat[NR_FREE_PAGES]); /* the sum stays exact */
+	drain_zonestat(dma32, 2);
+	ck_assert_int_eq(normal->per_cpu_zonestats[0].vm_stat_diff[NR_FREE_PAGES], 3);
+	ck_assert_int_eq(atomic_long_read(&dma32->vm_stat[NR_FREE_PAGES]), before);
+	drain_zonestat(normal, 0);
+	ck_assert_int_eq(normal->per_cpu_zonestats[0].vm_stat_diff[NR_FREE_PAGES], 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* mm_pcp_info(): -1 out of range, and for a zone with no pageset. */
 START_TEST(test_pcp_info_out_of_range)
 {
@@ -1437,6 +1467,7 @@ static Suite *fires_suite(void)
 	tcase_add_loop_test(tc, test_compact_round_bound, 0, 2 * 11);
 	tcase_add_test(tc, test_names_out_of_range);
 	tcase_add_test(tc, test_free_diff_out_of_range);
+	tcase_add_test(tc, test_drain_zonestat_out_of_range);
 	tcase_add_test(tc, test_pcp_info_out_of_range);
 	tcase_add_test(tc, test_public_calls_out_of_range);
 	tcase_add_test(tc, test_ops_skip_out_of_range);
