@@ -1123,6 +1123,24 @@ START_TEST(test_drain_zonestat_out_of_range)
 }
 END_TEST
 
+/*
+ * mm_sim_counter_stats() of a machine created but not initialised (no
+ * counter state yet): every figure 0, whatever the buffer held before.
+ */
+START_TEST(test_counter_stats_before_init)
+{
+	struct mm_sim *sim = mm_sim_create();
+	struct mm_counter_stats st;
+	struct mm_counter_stats zero = {0};
+
+	ck_assert_ptr_nonnull(sim);
+	memset(&st, 0xa5, sizeof(st));
+	mm_sim_counter_stats(sim, &st);
+	ck_assert_mem_eq(&st, &zero, sizeof(st));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* mm_pcp_info(): -1 out of range, and for a zone with no pageset. */
 START_TEST(test_pcp_info_out_of_range)
 {
@@ -1468,6 +1486,7 @@ static Suite *fires_suite(void)
 	tcase_add_test(tc, test_names_out_of_range);
 	tcase_add_test(tc, test_free_diff_out_of_range);
 	tcase_add_test(tc, test_drain_zonestat_out_of_range);
+	tcase_add_test(tc, test_counter_stats_before_init);
 	tcase_add_test(tc, test_pcp_info_out_of_range);
 	tcase_add_test(tc, test_public_calls_out_of_range);
 	tcase_add_test(tc, test_ops_skip_out_of_range);
