@@ -1141,6 +1141,31 @@ START_TEST(test_counter_stats_before_init)
 }
 END_TEST
 
+/*
+ * A machine re-initialised in place with fewer CPUs (the fuzzers' per-input
+ * reset) leaves the old CPUs' online flags behind (only this machine's are
+ * written); a thread numbered as the first CPU past the new machine is
+ * still no CPU of it and is refused a charge.
+ */
+START_TEST(test_charge_refused_past_cpus_after_reset)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	cfg_tiny(&cfg, 4, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	sim = sim_new(&cfg);
+	cfg.cpus_per_node[0] = 2;
+	ck_assert_int_eq(mm_sim_init(sim, &cfg, -1), 0);
+	ck_assert_uint_eq(mm_nr_cpus(sim), 2);
+	mm_set_current_cpu(2);
+	ck_assert_int_eq(mm_vm_enough_memory(sim, 0, 1, false), -12);
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_vm_committed_sum(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* mm_pcp_info(): -1 out of range, and for a zone with no pageset. */
 START_TEST(test_pcp_info_out_of_range)
 {
@@ -1487,6 +1512,7 @@ static Suite *fires_suite(void)
 	tcase_add_test(tc, test_free_diff_out_of_range);
 	tcase_add_test(tc, test_drain_zonestat_out_of_range);
 	tcase_add_test(tc, test_counter_stats_before_init);
+	tcase_add_test(tc, test_charge_refused_past_cpus_after_reset);
 	tcase_add_test(tc, test_pcp_info_out_of_range);
 	tcase_add_test(tc, test_public_calls_out_of_range);
 	tcase_add_test(tc, test_ops_skip_out_of_range);
