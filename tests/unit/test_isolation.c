@@ -299,6 +299,40 @@ START_TEST(test_free_contig_range_spares_others)
 }
 END_TEST
 
+/*
+ * INV-ISOLATE-MERGE is judged after the isolation and again after the
+ * undo, over the range and a pageblock either side. Corrupted by hand:
+ * pageblock 3 marked isolated under the free order-10 block of blocks 2
+ * and 3, next to an alloc_contig_range() of block 1 (which succeeds). Both
+ * points see the block spanning an isolated and another pageblock.
+ */
+START_TEST(test_merge_across_judged_after_undo)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct vrec vr;
+	struct mm_op op = {.kind = MM_OP_ALLOC_CONTIG,
+			   .range = {.start = 512, .pages = 512, .node = 0, .zone = ZONE_NORMAL}};
+	unsigned int merges = 0;
+
+	cfg_tiny(&cfg, 1, 10, 9);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 2048, 2048);
+	sim = sim_new(&cfg);
+	sim->serial = true;
+	mm_set_current_cpu(0);
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free[10], 2);
+	sim->pageblock_flags[3] =
+		(uint8_t)((sim->pageblock_flags[3] & ~PB_MIGRATETYPE_MASK) | MIGRATE_ISOLATE);
+	sim_record(sim, &vr);
+	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 0);
+	for (unsigned int i = 0; i < vr.n && i < VREC_MAX; i++)
+		merges += !strcmp(vr.id[i], "INV-ISOLATE-MERGE");
+	ck_assert_msg(merges == 2, "%u INV-ISOLATE-MERGE reports of %u (first %s)", merges, vr.n,
+		      vr.n ? vr.first : "-");
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* A misaligned or out-of-zone range is a parse error. */
 START_TEST(test_range_text_refused)
 {
@@ -333,6 +367,7 @@ static Suite *isolation_suite(void)
 	tcase_add_test(tc, test_offline_reserved_page_fails_first);
 	tcase_add_test(tc, test_contig_range);
 	tcase_add_test(tc, test_free_contig_range_spares_others);
+	tcase_add_test(tc, test_merge_across_judged_after_undo);
 	tcase_add_test(tc, test_range_skips);
 	tcase_add_test(tc, test_range_slot);
 	tcase_add_test(tc, test_range_round_trip);
