@@ -133,6 +133,8 @@ START_TEST(test_kswapd_takes_back_only_recorded_boosts)
 	ck_assert_int_eq(_mm_kswapd_step(sim, 0), 0);
 	ck_assert_uint_eq(normal(sim)->watermark_boost, 0);
 	ck_assert_uint_eq(sim_stats(sim).kswapd_reclaimed, 0);
+	/* balanced but boosted: the boost reclaim ran, found nothing, and counts as failed */
+	ck_assert_int_eq(k->failures, 1);
 	ck_assert_uint_eq(sim_stats(sim).zone_lock_acquisitions - locks, 1);
 	ck_assert_msg(vr.n == 0, "%s", vr.first);
 	mm_sim_destroy(sim);
@@ -312,6 +314,33 @@ START_TEST(test_nofrag_retry_fires_on_pageblock_fallback)
 }
 END_TEST
 
+/*
+ * _mm_check_boost_wake() returns the violations it reported: 0 for a zone
+ * whose wake flag is clear, 1 for a flag set on a zone that cannot boost
+ * (64 pages, 8 pageblocks of 8 but a high mark of 0: 0 x factor < 10000).
+ */
+START_TEST(test_boost_wake_check_counts)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *z;
+	struct vrec vr;
+
+	cfg_tiny(&cfg, 1, 4, 3);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	sim = sim_new(&cfg);
+	z = normal(sim);
+	sim_record(sim, &vr);
+	ck_assert_uint_eq(z->_watermark[WMARK_HIGH], 0);
+	ck_assert_uint_eq(_mm_check_boost_wake(z, sim->watermark_boost_factor), 0);
+	ck_assert_uint_eq(vr.n, 0);
+	atomic_fetch_or(&z->flags, ZONE_BOOSTED_WATERMARK);
+	ck_assert_uint_eq(_mm_check_boost_wake(z, sim->watermark_boost_factor), 1);
+	ck_assert(vrec_has(&vr, "INV-BOOST-WAKE"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------
  * decay_pcp_high()
  * ---------------------------------------------------------------------- */
@@ -373,6 +402,42 @@ START_TEST(test_decay_pcp_high)
 }
 END_TEST
 
+/*
+ * The drain after the decay takes every page above the new high, down to
+ * the last one: with high already at its floor (high_min, set here to one
+ * below the count two frees left on the list), the decay keeps high and frees
+ * exactly the one page above it (to_drain = count - high = 1 > 0).
+ */
+START_TEST(test_decay_drains_one_page_above_high)
+{
+	struct mm_sim *sim = pcp_machine();
+	struct zone *z = normal(sim);
+	struct per_cpu_pages *pcp = &z->per_cpu_pageset[0];
+	uint32_t gen[3];
+	long long pfn[3];
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	for (int i = 0; i < 3; i++) {
+		pfn[i] = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen[i]);
+		ck_assert_int_ge(pfn[i], 0);
+	}
+	pcp->high = pcp->high_max; /* room on the list for the frees */
+	for (int i = 1; i < 3; i++)
+		mm_free_pages(sim, (uint64_t)pfn[i], 0, 1, gen[i]);
+	int count = pcp->count, high_min = pcp->high_min;
+	ck_assert_int_ge(count, 2);
+	pcp->high_min = pcp->high = count - 1;
+	ck_assert_int_eq(decay_pcp_high(z, 0), 1);
+	ck_assert_int_eq(pcp->high, count - 1);
+	ck_assert_int_eq(pcp->count, count - 1);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	pcp->high_min = high_min;
+	mm_free_pages(sim, (uint64_t)pfn[0], 0, 1, gen[0]);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* The vmstat_fold op decays this CPU's highs (refresh_cpu_vm_stats()). */
 START_TEST(test_vmstat_fold_decays)
 {
@@ -419,6 +484,7 @@ static Suite *boost_suite(void)
 	tcase_add_test(tc, test_steal_without_kswapd_flag);
 	tcase_add_test(tc, test_kswapd_balanced_unboosted_reclaims_nothing);
 	tcase_add_test(tc, test_kswapd_takes_back_only_recorded_boosts);
+	tcase_add_test(tc, test_boost_wake_check_counts);
 	tcase_add_test(tc, test_boost_capped_by_factor);
 	tcase_add_test(tc, test_boost_bound_fires);
 	tcase_add_test(tc, test_boost_decay_fires);
@@ -427,6 +493,7 @@ static Suite *boost_suite(void)
 	tcase_add_test(tc, test_nofrag_prefers_lower_zone_to_fragmenting);
 	tcase_add_test(tc, test_nofrag_retry_fires_on_pageblock_fallback);
 	tcase_add_test(tc, test_decay_pcp_high);
+	tcase_add_test(tc, test_decay_drains_one_page_above_high);
 	tcase_add_test(tc, test_vmstat_fold_decays);
 	tcase_add_test(tc, test_pcp_high_range_fires);
 	suite_add_tcase(s, tc);

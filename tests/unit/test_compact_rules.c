@@ -149,7 +149,27 @@ static const struct {
 	{{0, 0, 0, 4, 0}, false},
 	/* an order-4 block is free: -1000, go */
 	{{0, 0, 0, 0, 1}, true},
+	/* 2 order-3, 16 pages: 1000 - (1000 + 1000) / 2 = 0, the range's low edge: refused */
+	{{0, 0, 0, 2, 0}, false},
 };
+
+/* __fragmentation_index() over the row's free blocks, written out from the kernel's rule */
+static int kernel_fragindex(const unsigned long nr_free[5], unsigned int order)
+{
+	unsigned long total = 0, pages = 0, suitable = 0;
+
+	for (unsigned int o = 0; o < 5; o++) {
+		total += nr_free[o];
+		pages += nr_free[o] << o;
+		if (o >= order)
+			suitable += nr_free[o] << (o - order);
+	}
+	if (!total)
+		return 0;
+	if (suitable)
+		return -1000;
+	return (int)(1000 - (1000 + pages * 1000 / (1UL << order)) / total);
+}
 
 START_TEST(test_compaction_suitable_fragindex)
 {
@@ -162,6 +182,8 @@ START_TEST(test_compaction_suitable_fragindex)
 		saved[o] = z->free_area[o].nr_free;
 		z->free_area[o].nr_free = fragindex_rows[_i].nr_free[o];
 	}
+	int index = kernel_fragindex(fragindex_rows[_i].nr_free, 4);
+	ck_assert_int_eq(fragindex_rows[_i].suitable, !(index >= 0 && index <= 500));
 	ck_assert_int_eq(compaction_suitable(z, 4, ZONE_NORMAL), fragindex_rows[_i].suitable);
 	for (int o = 0; o < 5; o++)
 		z->free_area[o].nr_free = saved[o];

@@ -91,6 +91,45 @@ START_TEST(test_rescan_unless_reset)
 }
 END_TEST
 
+/*
+ * The round backstop (compact_check_round()) likewise: a pass past its
+ * bound is RESCAN, unless a reset ran during the pass, or the pass is the
+ * skip-hint shadow's rerun (blind to the bits): both just stop.
+ */
+static unsigned int rounds_until_stop(struct compact_control *cc)
+{
+	unsigned int rounds = 0;
+
+	while (rounds < 100000 && compact_check_round(cc))
+		rounds++;
+	return rounds;
+}
+
+START_TEST(test_round_backstop_unless_reset_or_shadow)
+{
+	struct vrec vr;
+	struct mm_sim *sim = threads_sim(&vr);
+	struct zone *zone = normal(sim);
+	struct compact_control cc = pass(zone);
+
+	ck_assert_uint_lt(rounds_until_stop(&cc), 100000);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-RESCAN"));
+
+	vrec_init(&vr);
+	cc = pass(zone);
+	atomic_fetch_add(&zone->compact_resets, 1);	   /* kswapd flushed the bits meanwhile */
+	ck_assert_uint_lt(rounds_until_stop(&cc), 100000); /* the pass stops, unjudged */
+	ck_assert_uint_eq(vr.n, 0);
+
+	cc = pass(zone);
+	cc.cs->in_shadow = true;
+	ck_assert_uint_lt(rounds_until_stop(&cc), 100000);
+	cc.cs->in_shadow = false;
+	ck_assert_uint_eq(vr.n, 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 struct setter {
 	struct mm_sim *sim;
 	uint64_t pfn;
@@ -196,6 +235,7 @@ static Suite *compact_threads_suite(void)
 
 	tcase_add_test(tc, test_migrate_stamp_from_lru_record);
 	tcase_add_test(tc, test_rescan_unless_reset);
+	tcase_add_test(tc, test_round_backstop_unless_reset_or_shadow);
 	tcase_add_test(tc, test_fastfind_unscanned_unless_others_set);
 	tcase_add_test(tc, test_cached_pfn_when_quiet);
 	tcase_add_test(tc, test_defer_bounds_under_threads);

@@ -208,6 +208,74 @@ START_TEST(test_lru_skip_policies)
 END_TEST
 
 /*
+ * update_cached_migrate(): a block the migration scanner finished without
+ * isolating moves the async restart pfn (compact_cached_migrate_pfn[0])
+ * past it in every mode, the sync one ([1]) only in a sync mode. Block 0
+ * free, the rest movable LRU pages: one isolate_migratepages() round of a
+ * direct order-3 pass (no fast search) scans block 0 to its end and
+ * isolates nothing. The kernel passes that end (32) and rounds it up to
+ * the end of its pageblock: 64.
+ */
+START_TEST(test_cached_migrate_by_mode)
+{
+	static const int modes[] = {MM_MIGRATE_ASYNC, MM_MIGRATE_SYNC_LIGHT, MM_MIGRATE_SYNC};
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct zone *z = normal(sim);
+	struct compact_control cc = cc_for(sim, 3, 0, 224);
+
+	fill(sim, 0, 256, 0, 0);
+	for (uint64_t pfn = 0; pfn < 32; pfn++)
+		free_block_at(sim, pfn);
+	ck_assert_uint_eq(z->compact_cached_migrate_pfn[0], 0);
+	ck_assert_uint_eq(z->compact_cached_migrate_pfn[1], 0);
+	cc.mode = modes[_i];
+	cc.direct_compaction = true;
+	compact_check_pass_begin(&cc);
+	ck_assert_int_eq(isolate_migratepages(&cc), ISOLATE_NONE);
+	ck_assert_uint_eq(cc.nr_migratepages, 0);
+	ck_assert_uint_eq(cc.migrate_pfn, 32);
+	ck_assert_uint_eq(z->compact_cached_migrate_pfn[0], 64);
+	ck_assert_uint_eq(z->compact_cached_migrate_pfn[1], modes[_i] == MM_MIGRATE_ASYNC ? 0 : 64);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * suitable_migration_source() over its grid: async direct compaction
+ * takes pages only from a block of the request's type (a movable request:
+ * a MOVABLE block, is_migrate_movable() without CMA), any other pass from
+ * any block. Block 0 holds movable LRU pages and is retyped; the free
+ * scanner at 48 leaves the round block 0 alone, which isolates iff it is
+ * a suitable source.
+ */
+START_TEST(test_migration_source_table)
+{
+	static const int mts[] = {MIGRATE_UNMOVABLE, MIGRATE_MOVABLE, MIGRATE_RECLAIMABLE};
+	int req = mts[_i % 3], block = mts[_i / 3 % 3];
+	bool async = _i < 9;
+	bool want = !async || (req == MIGRATE_MOVABLE ? block == MIGRATE_MOVABLE : block == req);
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct compact_control cc = cc_for(sim, 3, 0, 48);
+	uint32_t isolated[256];
+
+	fill(sim, 0, 256, 0, 0);
+	set_pageblock_migratetype(sim, 0, block);
+	cc.migratepages = isolated;
+	cc.mode = async ? MM_MIGRATE_ASYNC : MM_MIGRATE_SYNC_LIGHT;
+	cc.direct_compaction = true;
+	cc.migratetype = req;
+	compact_check_pass_begin(&cc);
+	isolate_migratepages(&cc);
+	ck_assert_msg((cc.nr_migratepages > 0) == want,
+		      "%s, request type %d, block type %d: %lu pages isolated, want %s",
+		      async ? "async" : "sync light", req, block, cc.nr_migratepages,
+		      want ? "some" : "none");
+	putback_movable_pages(&cc);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * __reset_isolation_suitable() only runs after a full compaction asked for
  * it. It walks from both ends: the lower half as migration sources (a
  * sampled LRU page clears the bit), the upper half as targets (a sampled
@@ -538,6 +606,15 @@ START_TEST(test_skip_hint_shadow_pass)
 	ck_assert_msg(vrec_has(&vr, "INV-COMPACT-SKIP-HINT"), "got: %s", vr.first);
 	mm_sim_compact_stats(sim, &st);
 	ck_assert_uint_eq(st.compact_passes, 1);
+	/*
+	 * The zone is as the failed pass left it (it aborts every block at its
+	 * second LRU page and forms no block of order 4 or more), not as the
+	 * blind shadow pass left it (which succeeded: a free order-5 block).
+	 */
+	struct mm_zone_info zi = zinfo(sim, 0, ZONE_NORMAL);
+	for (unsigned int o = 4; o <= 6; o++)
+		ck_assert_msg(zi.nr_free[o] == 0, "%lu free order-%u blocks after a failed pass",
+			      zi.nr_free[o], o);
 	/* With the bits set now, the next pass is not compared. */
 	vrec_init(&vr);
 	mm_compact_zone(sim, 0, ZONE_NORMAL, 4, MM_COMPACT_PRIO_SYNC_LIGHT, MM_MIGRATE_SYNC_LIGHT,
@@ -796,6 +873,8 @@ static Suite *compaction_suite(void)
 	tcase_add_test(tc, test_skip_test_pfn_policies);
 	tcase_add_test(tc, test_lru_skip_policies);
 	tcase_add_test(tc, test_reset_isolation_suitable);
+	tcase_add_loop_test(tc, test_cached_migrate_by_mode, 0, 3);
+	tcase_add_loop_test(tc, test_migration_source_table, 0, 18);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("fast-find");

@@ -383,6 +383,65 @@ START_TEST(test_set_resets_drift_bound)
 END_TEST
 
 /*
+ * _mm_pcpu_group_ok() sums a group through one layout (counter i's locals
+ * at area + i, its batches at area + nr + i, a stride of 2 * nr); a group
+ * whose first counter does not follow it, batches or stride, is not
+ * judged that way (false: the per-counter check runs instead).
+ */
+START_TEST(test_group_check_wants_the_layout)
+{
+	struct mm_sim *sim = counters_sim(2, NULL);
+	struct percpu_counter *fbc = sim->pcc->ctr;
+	int32_t *maxb;
+	unsigned int stride;
+
+	sim->serial = true;
+	mm_set_current_cpu(0);
+	mm_pcpu_add(sim, 0, 1, 32); /* the group's area exists now */
+	ck_assert_ptr_nonnull(fbc[0].counters);
+	maxb = fbc[0].maxb;
+	stride = fbc[0].stride;
+	ck_assert(_mm_pcpu_group_ok(sim, fbc, MM_MAX_PCPU_COUNTERS));
+	fbc[0].maxb = maxb + 1;
+	ck_assert(!_mm_pcpu_group_ok(sim, fbc, MM_MAX_PCPU_COUNTERS));
+	fbc[0].maxb = maxb;
+	fbc[0].stride = stride + 1;
+	ck_assert(!_mm_pcpu_group_ok(sim, fbc, MM_MAX_PCPU_COUNTERS));
+	fbc[0].stride = stride;
+	ck_assert(_mm_pcpu_group_ok(sim, fbc, MM_MAX_PCPU_COUNTERS));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * The counters' full check judges an mm's rss counters too: the grouped
+ * check of the mm's counters finds the fault, and the per-counter check
+ * it falls back to names it (INV-PCPU-SUM: count + locals below every
+ * amount added).
+ */
+START_TEST(test_full_check_judges_mm_rss)
+{
+	struct mm_sim *sim = counters_sim(2, NULL);
+	struct percpu_counter *fbc;
+	struct vrec vr;
+
+	sim->serial = true;	  /* the check judges serial runs */
+	sim->pcc->touched = true; /* as the executor marks it for counter ops */
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
+	ck_assert_int_eq(mm_mmap(sim, 0, 10, MM_SHMEMPAGES, 0), 0);
+	sim_record(sim, &vr);
+	ck_assert_uint_eq(mm_check_counters_full(sim), 0);
+	fbc = &sim->pcc->mm[0].rss_stat[MM_SHMEMPAGES];
+	fbc->count -= 5;
+	ck_assert_uint_ge(mm_check_counters_full(sim), 1);
+	ck_assert_msg(vrec_has(&vr, "INV-PCPU-SUM"), "got: %s", vr.n ? vr.first : "-");
+	fbc->count += 5;
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * __percpu_counter_compare() promises the exact answer only when batch *
  * num_online_cpus() covers what the locals may hold. -500 added with batch
  * 1000 on one CPU (read 0), compared with rhs -10 and batch 1: |0 + 10| >
@@ -669,6 +728,8 @@ static Suite *counters_suite(void)
 	tcase_add_test(tc, test_group_check_reports);
 	tcase_add_test(tc, test_set_resets_drift_bound);
 	tcase_add_test(tc, test_compare_promise);
+	tcase_add_test(tc, test_full_check_judges_mm_rss);
+	tcase_add_test(tc, test_group_check_wants_the_layout);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("mm");
 	tcase_add_test(tc, test_init_many_all_or_nothing);

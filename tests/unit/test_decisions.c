@@ -771,36 +771,53 @@ END_TEST
 /*
  * steal_suitable_fallback() (6.10): a request that falls back into another
  * type's pageblock claims the whole block when its free pages plus the
- * pages of a compatible type (for an unmovable request: neither free nor
- * movable) are at least half the block. An 8-page movable pageblock with
- * n movable pages allocated: claimed iff 8 - n >= 4.
+ * pages of a compatible type are at least half the block. Compatible: for
+ * a movable request its movable pages; for another request in a movable
+ * block the pages neither free nor movable; between the two non-movable
+ * types none (alike 0). An 8-page pageblock with n pages of its owner's
+ * type allocated (so nothing compatible in every pair here): claimed iff
+ * 8 - n >= 4.
  */
 START_TEST(test_steal_claim_table)
 {
-	for (unsigned int n = 1; n <= 6; n++) {
-		struct mm_config cfg;
-		uint32_t gen;
+	static const struct {
+		unsigned int owner_gfp, thief_gfp;
+		int owner_mt, thief_mt;
+	} pairs[] = {
+		{MM_GFP_KERNEL | MM_GFP_MOVABLE, MM_GFP_KERNEL, MIGRATE_MOVABLE, MIGRATE_UNMOVABLE},
+		{MM_GFP_KERNEL | MM_GFP_RECLAIMABLE, MM_GFP_KERNEL, MIGRATE_RECLAIMABLE,
+		 MIGRATE_UNMOVABLE},
+		{MM_GFP_KERNEL, MM_GFP_KERNEL | MM_GFP_RECLAIMABLE, MIGRATE_UNMOVABLE,
+		 MIGRATE_RECLAIMABLE},
+	};
 
-		cfg_tiny(&cfg, 1, 3, 3);
-		cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 16, 16);
-		struct mm_sim *sim = sim_new_buddy_only(&cfg);
+	for (unsigned int p = 0; p < ARRAY_SIZE(pairs); p++)
+		for (unsigned int n = 1; n <= 7; n++) {
+			struct mm_config cfg;
+			uint32_t gen;
 
-		mm_set_current_cpu(0);
-		/* pageblock 0 taken whole, n movable pages from pageblock 1 */
-		ck_assert_int_eq(mm_alloc_pages(sim, 3, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 1, &gen),
-				 0);
-		for (unsigned int i = 0; i < n; i++)
+			cfg_tiny(&cfg, 1, 3, 3);
+			cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 16, 16);
+			struct mm_sim *sim = sim_new_buddy_only(&cfg);
+
+			mm_set_current_cpu(0);
+			/* pageblock 0 taken whole, n owner pages from pageblock 1 (claiming it) */
 			ck_assert_int_eq(
-				mm_alloc_pages(sim, 0, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 2, &gen),
-				8 + i);
-		/* the only free pages are movable: an unmovable request falls back */
-		ck_assert(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, 3, &gen) >= 0);
-		int want = 8 - n >= 4 ? MIGRATE_UNMOVABLE : MIGRATE_MOVABLE;
-		ck_assert_msg(get_pfnblock_migratetype(sim, 8) == want,
-			      "%u movable pages allocated: pageblock type %d, want %d", n,
-			      get_pfnblock_migratetype(sim, 8), want);
-		mm_sim_destroy(sim);
-	}
+				mm_alloc_pages(sim, 3, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 1, &gen),
+				0);
+			for (unsigned int i = 0; i < n; i++)
+				ck_assert_int_eq(
+					mm_alloc_pages(sim, 0, pairs[p].owner_gfp, 0, 2, &gen),
+					8 + i);
+			ck_assert_int_eq(get_pfnblock_migratetype(sim, 8), pairs[p].owner_mt);
+			/* its free pages are the only ones: the other type falls back */
+			ck_assert(mm_alloc_pages(sim, 0, pairs[p].thief_gfp, 0, 3, &gen) >= 0);
+			int want = 8 - n >= 4 ? pairs[p].thief_mt : pairs[p].owner_mt;
+			ck_assert_msg(get_pfnblock_migratetype(sim, 8) == want,
+				      "pair %u, %u pages allocated: pageblock type %d, want %d", p,
+				      n, get_pfnblock_migratetype(sim, 8), want);
+			mm_sim_destroy(sim);
+		}
 }
 END_TEST
 

@@ -354,7 +354,7 @@ static struct mm_sim *fire_vmstat_drift(struct vfirst *r, struct where *w)
  * ahead of the exact count: an order-0 allocation admitted at low (20)
  * on the estimate finds 10 exact free pages, below min + 1 = 11.
  */
-static struct mm_sim *fire_vmstat_pressure(struct vfirst *r, struct where *w)
+static struct mm_sim *pressure_broken(struct vfirst *r, unsigned int taken, bool serial)
 {
 	struct mm_config cfg;
 	struct mm_sim *sim;
@@ -366,10 +366,10 @@ static struct mm_sim *fire_vmstat_pressure(struct vfirst *r, struct where *w)
 	sim = sim_new_buddy_only(&cfg);
 	mm_set_current_cpu(0);
 	z = zone_of(sim, 0, ZONE_NORMAL);
-	for (int i = 0; i < 54; i++)
+	for (unsigned int i = 0; i < taken; i++)
 		ck_assert_int_ge(mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen), 0);
-	ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], 10);
-	sim->serial = true;
+	ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], 64 - (long)taken);
+	sim->serial = serial;
 	z->_watermark[WMARK_MIN] = 10;
 	z->_watermark[WMARK_LOW] = 20;
 	z->_watermark[WMARK_HIGH] = 30;
@@ -379,9 +379,34 @@ static struct mm_sim *fire_vmstat_pressure(struct vfirst *r, struct where *w)
 	z->per_cpu_zonestats[0].update_threshold[NR_FREE_PAGES] = 2;
 	atomic_long_add(30, &z->vm_stat[NR_FREE_PAGES]);
 	atomic_long_add(30, &sim->vm_zone_stat[NR_FREE_PAGES]);
-	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 11};
 	record(sim, r);
+	return sim;
+}
+
+static struct mm_sim *fire_vmstat_pressure(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = pressure_broken(r, 54, true);
+	uint32_t gen;
+
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 11};
 	ck_assert_int_ge(mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen), 0);
+	return sim;
+}
+
+/*
+ * The same law as threaded runs check it (sim->serial false: under
+ * zone->lock, check_admission_under_pressure_locked()), for an order-2
+ * admission: 52 pages taken leave exact 12 = min + 2, between min + 1 and
+ * min + 2^2, with an estimate 30 above it (42 - 4 >= low 20). The expected
+ * value is the rule's min + 2^order = 10 + 4.
+ */
+static struct mm_sim *fire_vmstat_pressure_threaded(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = pressure_broken(r, 52, false);
+	uint32_t gen;
+
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 14};
+	ck_assert_int_ge(mm_alloc_pages(sim, 2, GFP_MOV, -1, 1, &gen), 0);
 	return sim;
 }
 
@@ -811,6 +836,48 @@ static struct mm_sim *fire_compact_rounds(struct vfirst *r, struct where *w)
 	return sim;
 }
 
+/*
+ * The round backstop's bound at every order, direct async or not, on a
+ * 1024-page zone of two 512-page pageblocks (max_order 10): a round moves
+ * the migration scanner at least COMPACT_CLUSTER_MAX (32) pfns, or in
+ * async direct compaction at least a cc->order block when that is
+ * smaller, so the pass may run 2 * 4 * (1024 / step + 2 + 1) rounds and
+ * the next one is reported with that bound.
+ */
+START_TEST(test_compact_round_bound)
+{
+	unsigned int order = (unsigned int)_i / 2;
+	bool direct = _i % 2;
+	unsigned long step = direct && (1UL << order) < 32 ? 1UL << order : 32;
+	unsigned long want = 2 * 4 * (1024 / step + 2 + 1), rounds = 0;
+	struct vfirst r = {.want = "INV-COMPACT-RESCAN"};
+	struct compact_control cc;
+	struct mm_config cfg;
+
+	cfg_tiny(&cfg, 1, 10, 9);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 1024, 1024);
+	struct mm_sim *sim = sim_new(&cfg);
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+
+	sim->serial = true;
+	cc = (struct compact_control){.zone = z,
+				      .migrate_pfn = z->zone_start_pfn,
+				      .free_pfn = zone_end_pfn(z) - 4,
+				      .order = (int)order,
+				      .mode = MM_MIGRATE_ASYNC,
+				      .direct_compaction = direct};
+	compact_check_pass_begin(&cc);
+	record(sim, &r);
+	while (rounds < 10000 && compact_check_round(&cc))
+		rounds++;
+	ck_assert_msg(rounds == want, "order %u, direct %d: %lu rounds, want %lu", order, direct,
+		      rounds, want);
+	ck_assert(r.seen);
+	ck_assert_int_eq(r.v.expected, (long long)want);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* One of the deferral fields out of the kernel's bounds, by which (0..2). */
 static struct mm_sim *defer_out_of_bounds(struct vfirst *r, struct where *w, int which)
 {
@@ -920,6 +987,7 @@ static const struct {
 	{"INV-COMMIT-DRIFT", fire_commit_drift},
 	{"INV-VMSTAT-DRIFT", fire_vmstat_drift},
 	{"INV-VMSTAT-PRESSURE", fire_vmstat_pressure},
+	{"INV-VMSTAT-PRESSURE", fire_vmstat_pressure_threaded},
 	{"INV-BOOST-BOUND", fire_boost_bound},
 	{"INV-BOOST-DECAY", fire_boost_decay},
 	{"INV-NOFRAG-RETRY", fire_nofrag_retry},
@@ -1021,6 +1089,79 @@ START_TEST(test_free_diff_out_of_range)
 	ck_assert_int_eq(mm_zone_free_diff(sim, 0, ZONE_NORMAL, 2), 0);
 	for (int cpu = -1; cpu <= 2; cpu++)
 		z->per_cpu_zonestats[cpu].vm_stat_diff[NR_FREE_PAGES] = 0;
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * drain_zonestat() for a CPU past the machine changes nothing: the zones'
+ * per-cpu stats share one buffer, so DMA32's slot nr_cpus is Normal's
+ * slot 0, whose diff must stay Normal's.
+ */
+START_TEST(test_drain_zonestat_out_of_range)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *dma32, *normal;
+
+	cfg_tiny(&cfg, 2, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_DMA32, 0, 64, 64);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 64, 64, 64);
+	sim = sim_new(&cfg);
+	dma32 = zone_of(sim, 0, ZONE_DMA32);
+	normal = zone_of(sim, 0, ZONE_NORMAL);
+	ck_assert_ptr_eq(&dma32->per_cpu_zonestats[2], &normal->per_cpu_zonestats[0]);
+	long before = atomic_long_read(&dma32->vm_stat[NR_FREE_PAGES]);
+	normal->per_cpu_zonestats[0].vm_stat_diff[NR_FREE_PAGES] = 3;
+	atomic_long_add(-3, &normal->vm_stat[NR_FREE_PAGES]); /* the sum stays exact */
+	drain_zonestat(dma32, 2);
+	ck_assert_int_eq(normal->per_cpu_zonestats[0].vm_stat_diff[NR_FREE_PAGES], 3);
+	ck_assert_int_eq(atomic_long_read(&dma32->vm_stat[NR_FREE_PAGES]), before);
+	drain_zonestat(normal, 0);
+	ck_assert_int_eq(normal->per_cpu_zonestats[0].vm_stat_diff[NR_FREE_PAGES], 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * mm_sim_counter_stats() of a machine created but not initialised (no
+ * counter state yet): every figure 0, whatever the buffer held before.
+ */
+START_TEST(test_counter_stats_before_init)
+{
+	struct mm_sim *sim = mm_sim_create();
+	struct mm_counter_stats st;
+	struct mm_counter_stats zero = {0};
+
+	ck_assert_ptr_nonnull(sim);
+	memset(&st, 0xa5, sizeof(st));
+	mm_sim_counter_stats(sim, &st);
+	ck_assert_mem_eq(&st, &zero, sizeof(st));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * A machine re-initialised in place with fewer CPUs (the fuzzers' per-input
+ * reset) leaves the old CPUs' online flags behind (only this machine's are
+ * written); a thread numbered as the first CPU past the new machine is
+ * still no CPU of it and is refused a charge.
+ */
+START_TEST(test_charge_refused_past_cpus_after_reset)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	cfg_tiny(&cfg, 4, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	sim = sim_new(&cfg);
+	cfg.cpus_per_node[0] = 2;
+	ck_assert_int_eq(mm_sim_init(sim, &cfg, -1), 0);
+	ck_assert_uint_eq(mm_nr_cpus(sim), 2);
+	mm_set_current_cpu(2);
+	ck_assert_int_eq(mm_vm_enough_memory(sim, 0, 1, false), -12);
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_vm_committed_sum(sim), 0);
 	mm_sim_destroy(sim);
 }
 END_TEST
@@ -1217,13 +1358,16 @@ static void count_handler(const struct mm_violation *v, void *arg)
  * Each corrupts one link or count of a free list, at the zone's highest
  * order with a MOVABLE block: the free-list walk stops early at a broken
  * link, so a count that leaves its own report out would go unnoticed by
- * the handler-based rows above.
+ * the handler-based rows above. The last two break a block head in the
+ * memmap instead: the zone's walk stops at the first such report.
  */
 enum list_fault {
 	HEAD_PREV,
 	NOT_BUDDY,
 	NR_FREE_SHORT,
-	STALE_TAIL
+	STALE_TAIL,
+	MISALIGNED, /* the memmap walk: INV-BUDDY-ALIGN ends the zone's pass */
+	OTHER_ZONE  /* the memmap walk: INV-PAGE-ZONE ends the zone's pass */
 };
 static const struct {
 	const char *name;
@@ -1233,6 +1377,8 @@ static const struct {
 	{"a listed block that is not free", NOT_BUDDY},
 	{"a list longer than nr_free", NR_FREE_SHORT},
 	{"a stale tail pointer", STALE_TAIL},
+	{"a free block's order above max_order", MISALIGNED},
+	{"a block head naming another zone", OTHER_ZONE},
 };
 
 START_TEST(test_full_check_counts_reports)
@@ -1263,6 +1409,12 @@ START_TEST(test_full_check_counts_reports)
 		break;
 	case STALE_TAIL:
 		fa->tail[MIGRATE_MOVABLE] = head;
+		break;
+	case MISALIGNED:
+		page->order = (uint8_t)(sim->max_order + 1);
+		break;
+	case OTHER_ZONE:
+		page->zone_id = (uint16_t)(z->zone_id + 1);
 		break;
 	}
 	found = mm_check_full(sim);
@@ -1355,8 +1507,12 @@ static Suite *fires_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_loop_test(tc, test_fires, 0, (int)ARRAY_SIZE(fires));
+	tcase_add_loop_test(tc, test_compact_round_bound, 0, 2 * 11);
 	tcase_add_test(tc, test_names_out_of_range);
 	tcase_add_test(tc, test_free_diff_out_of_range);
+	tcase_add_test(tc, test_drain_zonestat_out_of_range);
+	tcase_add_test(tc, test_counter_stats_before_init);
+	tcase_add_test(tc, test_charge_refused_past_cpus_after_reset);
 	tcase_add_test(tc, test_pcp_info_out_of_range);
 	tcase_add_test(tc, test_public_calls_out_of_range);
 	tcase_add_test(tc, test_ops_skip_out_of_range);

@@ -244,6 +244,95 @@ START_TEST(test_range_round_trip)
 }
 END_TEST
 
+/*
+ * has_unmovable_pages(): a reserved page (memblock's, at the zone's tail:
+ * managed 1792 of 2048) makes its pageblock unmovable, so offlining that
+ * block fails at the isolation, before anything moves. The order-8
+ * movable block at 1536 (the only free order-8 block at boot) stays where
+ * it is; isolating past the reserved page would migrate it out first.
+ */
+START_TEST(test_offline_reserved_page_fails_first)
+{
+	struct run r;
+	struct mm_sim *sim =
+		run_text(&r, "config nodes=1 cpus=2 max_order=10 pageblock_order=9 "
+			     "min_free_kbytes=0 watermark_scale_factor=10 "
+			     "high_fraction=0\n"
+			     "zone 0 Normal start=0 spanned=2048 present=2048 "
+			     "managed=1792\n"
+			     "cpu0 alloc a0 order=8 " MOVABLE_ALLOC "\n"
+			     "cpu0 offline_pages node=0 zone=Normal start=1536 pages=512\n"
+			     "check\n");
+
+	ck_assert_msg(r.violations == 0, "%s", r.vr.first);
+	ck_assert_int_eq(sim->mem_map[1792].state, PG_RESERVED);
+	ck_assert_uint_eq(mm_exec_skipped(r.ex), 1);
+	ck_assert_int_eq(sim->mem_map[1536].state, PG_ALLOC);
+	ck_assert_uint_eq(sim->mem_map[1536].order, 8);
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).managed, 1792);
+	mm_exec_destroy(r.ex);
+}
+END_TEST
+
+/*
+ * free_contig_range() frees only the pages alloc_contig_range() handed
+ * out: an order-0 allocation of the executor in the range is another
+ * owner's, so the op finds none of its own (-EINVAL, a skip) and the
+ * page's own free is clean afterwards.
+ */
+START_TEST(test_free_contig_range_spares_others)
+{
+	struct run r;
+	struct mm_sim *sim = run_text(&r, MACHINE "cpu0 alloc a0 order=0 " MOVABLE_ALLOC "\n"
+						  "cpu0 free_contig_range node=0 zone=Normal "
+						  "start=0 pages=2048\n"
+						  "check\n"
+						  "cpu0 free a0\n"
+						  "cpu0 drain\n"
+						  "check\n");
+	struct mm_zone_info zi = zinfo(sim, 0, ZONE_NORMAL);
+
+	ck_assert_msg(r.violations == 0, "%s", r.vr.first);
+	ck_assert_uint_eq(mm_exec_skipped(r.ex), 1);
+	ck_assert_int_eq(zi.nr_free_exact, 2048);
+	mm_exec_destroy(r.ex);
+}
+END_TEST
+
+/*
+ * INV-ISOLATE-MERGE is judged after the isolation and again after the
+ * undo, over the range and a pageblock either side. Corrupted by hand:
+ * pageblock 3 marked isolated under the free order-10 block of blocks 2
+ * and 3, next to an alloc_contig_range() of block 1 (which succeeds). Both
+ * points see the block spanning an isolated and another pageblock.
+ */
+START_TEST(test_merge_across_judged_after_undo)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct vrec vr;
+	struct mm_op op = {.kind = MM_OP_ALLOC_CONTIG,
+			   .range = {.start = 512, .pages = 512, .node = 0, .zone = ZONE_NORMAL}};
+	unsigned int merges = 0;
+
+	cfg_tiny(&cfg, 1, 10, 9);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 2048, 2048);
+	sim = sim_new(&cfg);
+	sim->serial = true;
+	mm_set_current_cpu(0);
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free[10], 2);
+	sim->pageblock_flags[3] =
+		(uint8_t)((sim->pageblock_flags[3] & ~PB_MIGRATETYPE_MASK) | MIGRATE_ISOLATE);
+	sim_record(sim, &vr);
+	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 0);
+	for (unsigned int i = 0; i < vr.n && i < VREC_MAX; i++)
+		merges += !strcmp(vr.id[i], "INV-ISOLATE-MERGE");
+	ck_assert_msg(merges == 2, "%u INV-ISOLATE-MERGE reports of %u (first %s)", merges, vr.n,
+		      vr.n ? vr.first : "-");
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* A misaligned or out-of-zone range is a parse error. */
 START_TEST(test_range_text_refused)
 {
@@ -275,7 +364,10 @@ static Suite *isolation_suite(void)
 	tcase_add_test(tc, test_offline_online_free_block);
 	tcase_add_test(tc, test_offline_migrates_movable);
 	tcase_add_test(tc, test_offline_unmovable_fails_and_undoes);
+	tcase_add_test(tc, test_offline_reserved_page_fails_first);
 	tcase_add_test(tc, test_contig_range);
+	tcase_add_test(tc, test_free_contig_range_spares_others);
+	tcase_add_test(tc, test_merge_across_judged_after_undo);
 	tcase_add_test(tc, test_range_skips);
 	tcase_add_test(tc, test_range_slot);
 	tcase_add_test(tc, test_range_round_trip);

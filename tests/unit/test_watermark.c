@@ -565,6 +565,87 @@ START_TEST(test_wmark_ok_needs_free_block)
 }
 END_TEST
 
+/*
+ * The zones a watermark check refused are kept as bits of zone_id
+ * (node * MAX_NR_ZONES + type) in 32-bit words: zone_id / 32 picks the
+ * word. Only ids from 31 up tell a wrong divisor apart, so each row is a
+ * machine of nodes with one zone each, the last one's id 31 or above. The
+ * row's node is drained to its min mark (set by hand: 8) on the estimate
+ * the check reads, with THISNODE order-0 allocations; the next one is refused at min, and under
+ * wmark-ignore-min served anyway: INV-WMARK-REFUSED for that zone.
+ */
+static const struct {
+	unsigned int nodes;
+	enum zone_type zt;
+	unsigned int gfp;
+	unsigned int zone_id; /* of the last node's zone */
+} refused_rows[] = {
+	{7, ZONE_DMA32, MM_GFP_KERNEL | MM_GFP_DMA32 | MM_GFP_THISNODE, 31},
+	{13, ZONE_NORMAL, MM_GFP_KERNEL | MM_GFP_THISNODE, 62},
+};
+
+struct first_where {
+	unsigned int n;
+	char id[40];
+	int node, zone;
+};
+
+static void first_where_handler(const struct mm_violation *v, void *arg)
+{
+	struct first_where *f = arg;
+
+	if (!f->n++) {
+		snprintf(f->id, sizeof(f->id), "%s", v->id);
+		f->node = v->node;
+		f->zone = v->zone;
+	}
+}
+
+START_TEST(test_refused_zone_id_high)
+{
+	unsigned int nodes = refused_rows[_i].nodes, node = nodes - 1;
+	enum zone_type zt = refused_rows[_i].zt;
+	struct first_where f = {0};
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *z;
+	uint32_t gen;
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg.nr_nodes = nodes;
+	for (unsigned int n = 0; n < nodes; n++) {
+		cfg.cpus_per_node[n] = 1;
+		cfg_zone(&cfg, n, zt, 64 * n, 64, 64);
+	}
+	sim = sim_new_variant(&cfg, "wmark-ignore-min");
+	for (unsigned int n = 0; n < nodes; n++)
+		mm_zone_pcp_disable(sim, (int)n, zt);
+	z = &sim->node_data[node]->node_zones[zt];
+	ck_assert_uint_eq(z->zone_id, refused_rows[_i].zone_id);
+	z->_watermark[WMARK_MIN] = 8;
+	z->_watermark[WMARK_LOW] = 12;
+	z->_watermark[WMARK_HIGH] = 16;
+	/* every diff straight to the atomic: the estimate is the exact count */
+	z->per_cpu_zonestats[node].stat_threshold = 0;
+	z->per_cpu_zonestats[node].update_threshold[NR_FREE_PAGES] = 0;
+	mm_sim_set_violation_handler(sim, first_where_handler, &f);
+	mm_set_current_cpu((int)node);
+	/* down to the min mark on the estimate, which the check reads */
+	for (int i = 0; i < 64 && atomic_long_read(&z->vm_stat[NR_FREE_PAGES]) > 8; i++)
+		ck_assert_int_ge(mm_alloc_pages(sim, 0, refused_rows[_i].gfp, (int)node, 1, &gen),
+				 0);
+	ck_assert_int_eq(atomic_long_read(&z->vm_stat[NR_FREE_PAGES]), 8);
+	ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], 8);
+	ck_assert_msg(f.n == 0, "%s before the refusal", f.id);
+	ck_assert_int_ge(mm_alloc_pages(sim, 0, refused_rows[_i].gfp, (int)node, 1, &gen), 0);
+	ck_assert_msg(f.n >= 1, "the refused zone served with no report");
+	ck_assert_str_eq(f.id, "INV-WMARK-REFUSED");
+	ck_assert_int_eq(f.node, (int)node);
+	ck_assert_int_eq(f.zone, zt);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *watermark_suite(void)
 {
 	Suite *s = suite_create("watermark");
@@ -591,6 +672,7 @@ static Suite *watermark_suite(void)
 	tcase_add_test(tc, test_wmark_ok_lowmem_reserve);
 	tcase_add_test(tc, test_wmark_ok_order_unusable);
 	tcase_add_test(tc, test_wmark_ok_needs_free_block);
+	tcase_add_loop_test(tc, test_refused_zone_id_high, 0, (int)ARRAY_SIZE(refused_rows));
 	suite_add_tcase(s, tc);
 	return s;
 }
