@@ -198,7 +198,7 @@ int mm_set_overcommit_memory(struct mm_sim *sim, int policy)
 
 	if (policy < MM_OVERCOMMIT_GUESS || policy > MM_OVERCOMMIT_NEVER)
 		return -1;
-	pthread_mutex_lock(&sim->hotplug_lock);
+	mutex_lock(&sim->hotplug_lock);
 	if (sim->policy.commit_switch_no_sync) {
 		WRITE_ONCE(s->sysctl_overcommit_memory, policy);
 		mm_compute_batch(sim, policy);
@@ -221,7 +221,7 @@ int mm_set_overcommit_memory(struct mm_sim *sim, int policy)
 	/* the checker: what the kernel promises from here on, whatever the model did */
 	if (policy == MM_OVERCOMMIT_NEVER)
 		WRITE_ONCE(s->never_bound, mm_compute_batch_for(sim->nr_cpus, s->totalram, policy));
-	pthread_mutex_unlock(&sim->hotplug_lock);
+	mutex_unlock(&sim->hotplug_lock);
 	/*
 	 * Under threads only the drift holds while other CPUs add: every op
 	 * runs under its CPU's cpu_lock, which the sync took in turn.

@@ -89,7 +89,7 @@ unsigned long mm_deferred_init_step(struct mm_sim *sim, int node, unsigned int n
  */
 void page_alloc_init_late(struct mm_sim *sim)
 {
-	pthread_mutex_lock(&sim->hotplug_lock);
+	mutex_lock(&sim->hotplug_lock);
 	sim->deferred_pending = false;
 	if (!sim->user_min_free_kbytes)
 		sim->min_free_kbytes = calculate_min_free_kbytes(sim);
@@ -100,7 +100,7 @@ void page_alloc_init_late(struct mm_sim *sim)
 		for_each_zone(sim, z)
 			if (populated_zone(z))
 				zone_pcp_update(z, 0);
-	pthread_mutex_unlock(&sim->hotplug_lock);
+	mutex_unlock(&sim->hotplug_lock);
 }
 
 unsigned long mm_deferred_init_complete(struct mm_sim *sim)

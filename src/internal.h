@@ -391,8 +391,8 @@ struct mm_sim {
 	atomic_uint nr_online;
 	/* cpumask_weight() of each node's online CPUs, kept by hotplug under hotplug_lock */
 	atomic_uint node_nr_online[MM_MAX_NODES];
-	pthread_mutex_t hotplug_lock; /* cpu_hotplug_lock + the sysctl mutexes */
-	pthread_mutex_t pcp_batch_high_lock;
+	mm_mutex_t hotplug_lock; /* cpu_hotplug_lock + the sysctl mutexes */
+	mm_mutex_t pcp_batch_high_lock;
 	unsigned int percpu_pagelist_high_fraction;
 	struct per_cpu_pages *pcp_buf; /* zones x cpus */
 	struct pcp_lock *pcp_lock_buf; /* zones x cpus */

@@ -442,7 +442,7 @@ int _mm_op_range(struct mm_op_ctx *ctx, const struct mm_op *op)
 	if (!zone)
 		return 1;
 
-	pthread_mutex_lock(&sim->hotplug_lock);
+	mutex_lock(&sim->hotplug_lock);
 	switch (op->kind) {
 	case MM_OP_OFFLINE_PAGES:
 		ret = offline_pages(sim, zone, start, end);
@@ -456,7 +456,7 @@ int _mm_op_range(struct mm_op_ctx *ctx, const struct mm_op *op)
 	default:
 		ret = free_contig_range(sim, start, end);
 	}
-	pthread_mutex_unlock(&sim->hotplug_lock);
+	mutex_unlock(&sim->hotplug_lock);
 	_mm_derived_vmstat_op(sim, op, ret != 0);
 	_mm_check_zone_cheap(zone);
 	return ret ? 1 : 0;

@@ -112,6 +112,8 @@ MM_SCAN_INLINE static inline void pageset_update(struct per_cpu_pages *pcp, int 
 MM_SCAN static void __zone_set_pageset_high_and_batch(struct zone *zone, int high_min, int high_max,
 						      int batch)
 {
+	/* every CPU's sizing at once: pcp_batch_high_lock keeps another resize out */
+	lockdep_assert_held(&zone->sim->pcp_batch_high_lock);
 	for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++)
 		pageset_update(&zone->per_cpu_pageset[cpu], high_min, high_max, batch);
 }
@@ -148,6 +150,7 @@ void zone_set_pageset_high_and_batch(struct zone *zone, int cpu_online)
 {
 	int high_min, high_max, batch;
 
+	lockdep_assert_held(&zone->sim->pcp_batch_high_lock); /* zone_pcp_update() takes it */
 	if (!zone->per_cpu_pageset)
 		return;
 	zone->pcp_sizing_boost = READ_ONCE(zone->watermark_boost);
@@ -237,9 +240,9 @@ void cacheinfo_cpu_online(struct mm_sim *sim, unsigned int cpu)
 /* models zone_pcp_update(): under pcp_batch_high_lock */
 void zone_pcp_update(struct zone *zone, int cpu_online)
 {
-	pthread_mutex_lock(&zone->sim->pcp_batch_high_lock);
+	mutex_lock(&zone->sim->pcp_batch_high_lock);
 	zone_set_pageset_high_and_batch(zone, cpu_online);
-	pthread_mutex_unlock(&zone->sim->pcp_batch_high_lock);
+	mutex_unlock(&zone->sim->pcp_batch_high_lock);
 }
 
 /*
@@ -731,10 +734,10 @@ void mm_zone_pcp_disable(struct mm_sim *sim, int node, enum zone_type zt)
 	 * The kernel holds pcp_batch_high_lock until the enable; one thread
 	 * runs every op here, so a flag keeps sizing updates off instead.
 	 */
-	pthread_mutex_lock(&sim->pcp_batch_high_lock);
+	mutex_lock(&sim->pcp_batch_high_lock);
 	z->pcp_disabled = true;
 	__zone_set_pageset_high_and_batch(z, 0, 0, 1);
-	pthread_mutex_unlock(&sim->pcp_batch_high_lock);
+	mutex_unlock(&sim->pcp_batch_high_lock);
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
 		drain_pages_zone(cpu, z);
 }
@@ -746,23 +749,23 @@ void mm_zone_pcp_enable(struct mm_sim *sim, int node, enum zone_type zt)
 
 	if (!z->per_cpu_pageset || !z->pcp_disabled)
 		return;
-	pthread_mutex_lock(&sim->pcp_batch_high_lock);
+	mutex_lock(&sim->pcp_batch_high_lock);
 	z->pcp_disabled = false;
 	__zone_set_pageset_high_and_batch(z, z->pageset_high_min, z->pageset_high_max,
 					  z->pageset_batch);
-	pthread_mutex_unlock(&sim->pcp_batch_high_lock);
+	mutex_unlock(&sim->pcp_batch_high_lock);
 }
 
 int mm_set_high_fraction(struct mm_sim *sim, unsigned int fraction)
 {
 	if (fraction && fraction < MIN_PERCPU_PAGELIST_HIGH_FRACTION)
 		return -1;
-	pthread_mutex_lock(&sim->hotplug_lock);
+	mutex_lock(&sim->hotplug_lock);
 	sim->percpu_pagelist_high_fraction = fraction;
 	for_each_zone(sim, z)
 		if (populated_zone(z))
 			zone_pcp_update(z, 0);
-	pthread_mutex_unlock(&sim->hotplug_lock);
+	mutex_unlock(&sim->hotplug_lock);
 	return 0;
 }
 

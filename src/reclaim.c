@@ -401,9 +401,9 @@ int _mm_op_vmstat_read(struct mm_op_ctx *ctx, const struct mm_op *op)
 
 int _mm_op_vmstat_refresh(struct mm_op_ctx *ctx, const struct mm_op *op)
 {
-	pthread_mutex_lock(&ctx->sim->hotplug_lock);
+	mutex_lock(&ctx->sim->hotplug_lock);
 	refresh_zone_stat_thresholds(ctx->sim);
-	pthread_mutex_unlock(&ctx->sim->hotplug_lock);
+	mutex_unlock(&ctx->sim->hotplug_lock);
 	/* the checker: what the kernel recomputed at this op (check_derived.c) */
 	_mm_derived_vmstat_op(ctx->sim, op, 0);
 	return 0;

@@ -16,8 +16,8 @@ struct mm_sim *mm_sim_create(void)
 
 	if (!sim)
 		return NULL;
-	pthread_mutex_init(&sim->hotplug_lock, NULL);
-	pthread_mutex_init(&sim->pcp_batch_high_lock, NULL);
+	mutex_init(&sim->hotplug_lock);
+	mutex_init(&sim->pcp_batch_high_lock);
 	mutex_init(&sim->kswapd_lock);
 	return sim;
 }
@@ -51,8 +51,8 @@ void mm_sim_destroy(struct mm_sim *sim)
 	free(sim->mem_map);
 	free(sim->pageblock_flags);
 	free(sim->node_distance);
-	pthread_mutex_destroy(&sim->hotplug_lock);
-	pthread_mutex_destroy(&sim->pcp_batch_high_lock);
+	mutex_destroy(&sim->hotplug_lock);
+	mutex_destroy(&sim->pcp_batch_high_lock);
 	mutex_destroy(&sim->kswapd_lock);
 	free(sim);
 }

@@ -69,7 +69,7 @@ int mm_cpu_online(struct mm_sim *sim, int cpu)
 
 	if (cpu < 0 || (unsigned int)cpu >= sim->nr_cpus)
 		return -1;
-	pthread_mutex_lock(&sim->hotplug_lock);
+	mutex_lock(&sim->hotplug_lock);
 	if (!atomic_load_explicit(&sim->cpu_online[cpu], memory_order_relaxed)) {
 		atomic_store_explicit(&sim->cpu_online[cpu], true, memory_order_release);
 		atomic_fetch_add_explicit(&sim->nr_online, 1, memory_order_release);
@@ -81,7 +81,7 @@ int mm_cpu_online(struct mm_sim *sim, int cpu)
 		cacheinfo_cpu_online(sim, (unsigned int)cpu);
 		ret = 0;
 	}
-	pthread_mutex_unlock(&sim->hotplug_lock);
+	mutex_unlock(&sim->hotplug_lock);
 	return ret;
 }
 
@@ -92,7 +92,7 @@ int mm_cpu_offline(struct mm_sim *sim, int cpu)
 
 	if (cpu < 0 || (unsigned int)cpu >= sim->nr_cpus)
 		return -1;
-	pthread_mutex_lock(&sim->hotplug_lock);
+	mutex_lock(&sim->hotplug_lock);
 	if (atomic_load_explicit(&sim->cpu_online[cpu], memory_order_relaxed) &&
 	    atomic_load_explicit(&sim->nr_online, memory_order_relaxed) > 1) {
 		percpu_counter_cpu_dying(sim, (unsigned int)cpu); /* set_cpu_dying() */
@@ -105,7 +105,7 @@ int mm_cpu_offline(struct mm_sim *sim, int cpu)
 		percpu_counter_cpu_dead(sim, (unsigned int)cpu);
 		ret = 0;
 	}
-	pthread_mutex_unlock(&sim->hotplug_lock);
+	mutex_unlock(&sim->hotplug_lock);
 	return ret;
 }
 

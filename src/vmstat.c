@@ -101,7 +101,7 @@ void set_pgdat_percpu_threshold(struct pglist_data *pgdat,
 	 * The model keeps the online-CPU walk out of hotplug's way; the kernel
 	 * lets them race and relies on the refresh at CPU online to fix it.
 	 */
-	pthread_mutex_lock(&sim->hotplug_lock);
+	mutex_lock(&sim->hotplug_lock);
 	for (int zt = 0; zt < MAX_NR_ZONES; zt++) {
 		struct zone *zone = &pgdat->node_zones[zt];
 		if (!zone->per_cpu_zonestats || !READ_ONCE(zone->percpu_drift_mark))
@@ -109,7 +109,7 @@ void set_pgdat_percpu_threshold(struct pglist_data *pgdat,
 		/* Stored into the s8 field as the kernel does: a value past 127 wraps. */
 		zone_set_stat_threshold(zone, (int8_t)calculate_threshold(zone));
 	}
-	pthread_mutex_unlock(&sim->hotplug_lock);
+	mutex_unlock(&sim->hotplug_lock);
 }
 
 static struct per_cpu_zonestat *this_cpu_zonestat(struct zone *zone)

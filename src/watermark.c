@@ -148,21 +148,21 @@ void init_per_zone_wmark_min(struct mm_sim *sim)
 
 void mm_set_min_free_kbytes(struct mm_sim *sim, unsigned int kbytes)
 {
-	pthread_mutex_lock(&sim->hotplug_lock);
+	mutex_lock(&sim->hotplug_lock);
 	sim->min_free_kbytes = kbytes;
 	sim->user_min_free_kbytes = true;
 	setup_per_zone_wmarks(sim);
-	pthread_mutex_unlock(&sim->hotplug_lock);
+	mutex_unlock(&sim->hotplug_lock);
 }
 
 void mm_set_watermark_scale_factor(struct mm_sim *sim, unsigned int factor)
 {
 	if (factor < 1 || factor > 3000)
 		return; /* the sysctl's range rejects it */
-	pthread_mutex_lock(&sim->hotplug_lock);
+	mutex_lock(&sim->hotplug_lock);
 	sim->watermark_scale_factor = factor;
 	setup_per_zone_wmarks(sim);
-	pthread_mutex_unlock(&sim->hotplug_lock);
+	mutex_unlock(&sim->hotplug_lock);
 }
 
 unsigned int mm_sim_min_free_kbytes(const struct mm_sim *sim)
@@ -370,12 +370,12 @@ MM_NO_COVERAGE unsigned long _mm_check_boost_bound(struct zone *zone)
 /* models the vm.watermark_boost_factor sysctl: any value >= 0, used by the next boost */
 void mm_set_watermark_boost_factor(struct mm_sim *sim, unsigned int factor)
 {
-	pthread_mutex_lock(&sim->hotplug_lock);
+	mutex_lock(&sim->hotplug_lock);
 	/* The seen maximum first: a boost under the new factor is within the checker's bound. */
 	if (factor > sim->boost_factor_seen)
 		WRITE_ONCE(sim->boost_factor_seen, factor);
 	WRITE_ONCE(sim->watermark_boost_factor, factor);
-	pthread_mutex_unlock(&sim->hotplug_lock);
+	mutex_unlock(&sim->hotplug_lock);
 }
 
 int _mm_op_set_boost_factor(struct mm_op_ctx *ctx, const struct mm_op *op)

@@ -266,14 +266,14 @@ void stress_takedown_end(struct stress_run *run, int cpu)
 /* BREAK_PCP_DISABLE: a sizing write that ignores the disable, on every CPU's pageset. */
 static void break_pcp_disable(struct zone *zone)
 {
-	pthread_mutex_lock(&zone->sim->pcp_batch_high_lock);
+	mutex_lock(&zone->sim->pcp_batch_high_lock);
 	for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++) {
 		struct per_cpu_pages *pcp = &zone->per_cpu_pageset[cpu];
 		WRITE_ONCE(pcp->high_min, zone->pageset_high_min);
 		WRITE_ONCE(pcp->high_max, zone->pageset_high_max);
 		WRITE_ONCE(pcp->batch, zone->pageset_batch);
 	}
-	pthread_mutex_unlock(&zone->sim->pcp_batch_high_lock);
+	mutex_unlock(&zone->sim->pcp_batch_high_lock);
 }
 
 /*
@@ -285,7 +285,7 @@ static void break_hotplug_refresh(struct stress_run *run)
 {
 	bool thresh = run->o.test_break == BREAK_HOTPLUG_THRESH;
 
-	pthread_mutex_lock(&run->sim->hotplug_lock);
+	mutex_lock(&run->sim->hotplug_lock);
 	for (unsigned int z = 0; z < run->nr_zones; z++) {
 		struct zone *zone = zone_at(run, z);
 		if (!zone->per_cpu_zonestats)
@@ -296,7 +296,7 @@ static void break_hotplug_refresh(struct stress_run *run)
 		if (!thresh)
 			WRITE_ONCE(zone->percpu_drift_mark, run->drift_before[z]);
 	}
-	pthread_mutex_unlock(&run->sim->hotplug_lock);
+	mutex_unlock(&run->sim->hotplug_lock);
 }
 
 /* ------------------------------------------------------------------------

@@ -107,6 +107,35 @@ START_TEST(test_up_unlock_unheld_aborts)
 }
 END_TEST
 
+/* zone_pcp_update()'s resize of every CPU's pageset wants pcp_batch_high_lock. */
+START_TEST(test_pageset_resize_unlocked_aborts)
+{
+	struct mm_sim *sim = tiny_sim();
+
+	zone_set_pageset_high_and_batch(&sim->node_data[0]->node_zones[ZONE_NORMAL], -1);
+}
+END_TEST
+
+START_TEST(test_pageset_resize_locked_is_silent)
+{
+	struct mm_sim *sim = tiny_sim();
+
+	mutex_lock(&sim->pcp_batch_high_lock);
+	zone_set_pageset_high_and_batch(&sim->node_data[0]->node_zones[ZONE_NORMAL], -1);
+	mutex_unlock(&sim->pcp_batch_high_lock);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* The hotplug and sysctl lock is a lock with an owner too. */
+START_TEST(test_hotplug_unlock_unheld_aborts)
+{
+	struct mm_sim *sim = tiny_sim();
+
+	mutex_unlock(&sim->hotplug_lock);
+}
+END_TEST
+
 static bool up_at_boot;
 
 static void note_up(void *arg)
@@ -159,6 +188,9 @@ static Suite *lockdep_suite(void)
 	tcase_add_test_raise_signal(tc, test_assert_unheld_aborts, SIGABRT);
 	tcase_add_test_raise_signal(tc, test_kswapd_lock_unlock_unheld_aborts, SIGABRT);
 	tcase_add_test_raise_signal(tc, test_account_freepages_unlocked_aborts, SIGABRT);
+	tcase_add_test_raise_signal(tc, test_pageset_resize_unlocked_aborts, SIGABRT);
+	tcase_add_test(tc, test_pageset_resize_locked_is_silent);
+	tcase_add_test_raise_signal(tc, test_hotplug_unlock_unheld_aborts, SIGABRT);
 	tcase_add_test(tc, test_up_balanced_leaves_the_mutex_alone);
 	tcase_add_test_raise_signal(tc, test_up_recursive_aborts, SIGABRT);
 	tcase_add_test_raise_signal(tc, test_up_unlock_unheld_aborts, SIGABRT);
