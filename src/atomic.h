@@ -89,8 +89,17 @@ static inline void spin_lock_init(spinlock_t *l)
 	atomic_init(&l->owner, NULL);
 }
 
+/*
+ * As debug_mutex_destroy(): a lock is not destroyed while held, and not
+ * twice (the owner field of a destroyed lock names no thread).
+ */
 static inline void spin_lock_destroy(spinlock_t *l)
 {
+	static const char destroyed;
+
+	if (atomic_load_explicit(&l->owner, memory_order_relaxed))
+		mm_lock_violation("lock destroyed while held, or destroyed twice", l);
+	atomic_store_explicit(&l->owner, &destroyed, memory_order_relaxed);
 	pthread_mutex_destroy(&l->m);
 }
 

@@ -136,6 +136,22 @@ START_TEST(test_hotplug_unlock_unheld_aborts)
 }
 END_TEST
 
+START_TEST(test_destroy_twice_aborts)
+{
+	spin_lock_init(&lk);
+	spin_lock_destroy(&lk);
+	spin_lock_destroy(&lk);
+}
+END_TEST
+
+START_TEST(test_destroy_held_aborts)
+{
+	spin_lock_init(&lk);
+	spin_lock(&lk);
+	spin_lock_destroy(&lk);
+}
+END_TEST
+
 static bool up_at_boot;
 
 static void note_up(void *arg)
@@ -191,6 +207,8 @@ static Suite *lockdep_suite(void)
 	tcase_add_test_raise_signal(tc, test_pageset_resize_unlocked_aborts, SIGABRT);
 	tcase_add_test(tc, test_pageset_resize_locked_is_silent);
 	tcase_add_test_raise_signal(tc, test_hotplug_unlock_unheld_aborts, SIGABRT);
+	tcase_add_test_raise_signal(tc, test_destroy_twice_aborts, SIGABRT);
+	tcase_add_test_raise_signal(tc, test_destroy_held_aborts, SIGABRT);
 	tcase_add_test(tc, test_up_balanced_leaves_the_mutex_alone);
 	tcase_add_test_raise_signal(tc, test_up_recursive_aborts, SIGABRT);
 	tcase_add_test_raise_signal(tc, test_up_unlock_unheld_aborts, SIGABRT);
