@@ -216,6 +216,31 @@ END_TEST
  * isolates nothing. The kernel passes that end (32) and rounds it up to
  * the end of its pageblock: 64.
  */
+/*
+ * isolate_migratepages() passes over a block whose skip bit is set, unless
+ * the fast search chose it (an order-3 pass runs no fast search): block 0
+ * marked, a scan from pfn 0 that keeps the hints isolates from block 1 on.
+ */
+START_TEST(test_migrate_scanner_honours_skip_bit)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct compact_control cc = cc_for(sim, 3, 0, 96);
+	uint32_t isolated[256];
+
+	fill(sim, 0, 256, 0, 0);
+	set_pageblock_skip(sim, 0);
+	cc.migratepages = isolated;
+	compact_check_pass_begin(&cc);
+	isolate_migratepages(&cc);
+	ck_assert_uint_gt(cc.nr_migratepages, 0);
+	for (unsigned long i = 0; i < cc.nr_migratepages; i++)
+		ck_assert_msg(isolated[i] >= 32, "pfn %u of the skipped block 0 isolated",
+			      isolated[i]);
+	putback_movable_pages(&cc);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 START_TEST(test_cached_migrate_by_mode)
 {
 	static const int modes[] = {MM_MIGRATE_ASYNC, MM_MIGRATE_SYNC_LIGHT, MM_MIGRATE_SYNC};
@@ -873,6 +898,7 @@ static Suite *compaction_suite(void)
 	tcase_add_test(tc, test_skip_test_pfn_policies);
 	tcase_add_test(tc, test_lru_skip_policies);
 	tcase_add_test(tc, test_reset_isolation_suitable);
+	tcase_add_test(tc, test_migrate_scanner_honours_skip_bit);
 	tcase_add_loop_test(tc, test_cached_migrate_by_mode, 0, 3);
 	tcase_add_loop_test(tc, test_migration_source_table, 0, 18);
 	suite_add_tcase(s, tc);
