@@ -354,7 +354,7 @@ static struct mm_sim *fire_vmstat_drift(struct vfirst *r, struct where *w)
  * ahead of the exact count: an order-0 allocation admitted at low (20)
  * on the estimate finds 10 exact free pages, below min + 1 = 11.
  */
-static struct mm_sim *pressure_broken(struct vfirst *r, unsigned int taken, bool serial)
+static struct mm_sim *pressure_skewed(struct vfirst *r, unsigned int taken, bool serial, long skew)
 {
 	struct mm_config cfg;
 	struct mm_sim *sim;
@@ -377,10 +377,16 @@ static struct mm_sim *pressure_broken(struct vfirst *r, unsigned int taken, bool
 	sim->node_data[0]->kswapd.pressure = true;
 	z->per_cpu_zonestats[0].stat_threshold = 2;
 	z->per_cpu_zonestats[0].update_threshold[NR_FREE_PAGES] = 2;
-	atomic_long_add(30, &z->vm_stat[NR_FREE_PAGES]);
-	atomic_long_add(30, &sim->vm_zone_stat[NR_FREE_PAGES]);
+	atomic_long_add(skew, &z->vm_stat[NR_FREE_PAGES]);
+	atomic_long_add(skew, &sim->vm_zone_stat[NR_FREE_PAGES]);
 	record(sim, r);
 	return sim;
+}
+
+/* The estimate 30 pages above the exact count. */
+static struct mm_sim *pressure_broken(struct vfirst *r, unsigned int taken, bool serial)
+{
+	return pressure_skewed(r, taken, serial, 30);
 }
 
 static struct mm_sim *fire_vmstat_pressure(struct vfirst *r, struct where *w)
@@ -403,6 +409,22 @@ static struct mm_sim *fire_vmstat_pressure(struct vfirst *r, struct where *w)
 static struct mm_sim *fire_vmstat_pressure_threaded(struct vfirst *r, struct where *w)
 {
 	struct mm_sim *sim = pressure_broken(r, 52, false);
+	uint32_t gen;
+
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 14};
+	ck_assert_int_ge(mm_alloc_pages(sim, 2, GFP_MOV, -1, 1, &gen), 0);
+	return sim;
+}
+
+/*
+ * The threaded form at the edge of its precondition: an estimate of 24
+ * (exact 12 and 12 more in the diffs) admits an order-2 allocation at low
+ * 20 with nothing to spare (24 - 2^2 = 20), and exact 12 is below min +
+ * 2^2 = 14.
+ */
+static struct mm_sim *fire_vmstat_pressure_threaded_edge(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = pressure_skewed(r, 52, false, 12);
 	uint32_t gen;
 
 	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 14};
@@ -988,6 +1010,7 @@ static const struct {
 	{"INV-VMSTAT-DRIFT", fire_vmstat_drift},
 	{"INV-VMSTAT-PRESSURE", fire_vmstat_pressure},
 	{"INV-VMSTAT-PRESSURE", fire_vmstat_pressure_threaded},
+	{"INV-VMSTAT-PRESSURE", fire_vmstat_pressure_threaded_edge},
 	{"INV-BOOST-BOUND", fire_boost_bound},
 	{"INV-BOOST-DECAY", fire_boost_decay},
 	{"INV-NOFRAG-RETRY", fire_nofrag_retry},
