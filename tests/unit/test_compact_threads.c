@@ -228,6 +228,49 @@ START_TEST(test_defer_bounds_under_threads)
 }
 END_TEST
 
+struct putbacks {
+	unsigned int n;
+	uint64_t old_pfn[8];
+};
+
+static void record_putback(void *arg, uint64_t old_pfn, uint64_t new_pfn)
+{
+	struct putbacks *p = arg;
+
+	(void)new_pfn;
+	if (p->n < 8)
+		p->old_pfn[p->n] = old_pfn;
+	p->n++;
+}
+
+/*
+ * migrate_pages() with no free page to migrate to: -ENOMEM, and under
+ * threads every isolated source goes back to the LRU once, none more (the
+ * slot past the list holds a pfn no page was isolated from).
+ */
+START_TEST(test_enomem_puts_back_each_source_once)
+{
+	struct vrec vr;
+	struct mm_sim *sim = threads_sim(&vr);
+	struct putbacks pb = {0};
+	struct mm_migrate_src src = {.putback = record_putback, .arg = &pb};
+	uint32_t isolated[4] = {0, 1, 2, 0xdead}, gen;
+
+	while (mm_alloc_pages(sim, 0, MM_GFP_HIGHUSER_MOVABLE, 0, 7, &gen) >= 0)
+		; /* the whole zone taken: compaction_alloc() finds no target */
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 0);
+	mm_set_migrate_src(sim, &src);
+	struct compact_control cc = pass(normal(sim));
+	cc.migratepages = isolated;
+	cc.nr_migratepages = 3;
+	ck_assert_int_eq(migrate_pages(&cc), -12);
+	ck_assert_uint_eq(pb.n, 3);
+	for (unsigned int i = 0; i < 3; i++)
+		ck_assert_uint_eq(pb.old_pfn[i], i);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *compact_threads_suite(void)
 {
 	Suite *s = suite_create("compact_threads");
@@ -239,6 +282,7 @@ static Suite *compact_threads_suite(void)
 	tcase_add_test(tc, test_fastfind_unscanned_unless_others_set);
 	tcase_add_test(tc, test_cached_pfn_when_quiet);
 	tcase_add_test(tc, test_defer_bounds_under_threads);
+	tcase_add_test(tc, test_enomem_puts_back_each_source_once);
 	suite_add_tcase(s, tc);
 	return s;
 }
