@@ -629,18 +629,24 @@ retry:
 
 		/*
 		 * Below the high mark the pcp lists shrink on free (nr_pcp_high);
-		 * detected here, off the hotter free path.
+		 * detected here, off the hotter free path. A zone above it is
+		 * above every lower mark too: the kernel goes straight to
+		 * try_this_zone, without the allocation's own check.
 		 */
-		if (!(atomic_load_explicit(&zone->flags, memory_order_relaxed) & ZONE_BELOW_HIGH) &&
-		    !zone_watermark_fast(zone, order, wmark_pages(zone, WMARK_HIGH),
-					 ac->highest_zoneidx, alloc_flags))
-			atomic_fetch_or_explicit(&zone->flags, ZONE_BELOW_HIGH,
-						 memory_order_relaxed);
+		bool above_high = false;
+		if (!(atomic_load_explicit(&zone->flags, memory_order_relaxed) & ZONE_BELOW_HIGH)) {
+			above_high = zone_watermark_fast(zone, order, wmark_pages(zone, WMARK_HIGH),
+							 ac->highest_zoneidx, alloc_flags);
+			if (!above_high)
+				atomic_fetch_or_explicit(&zone->flags, ZONE_BELOW_HIGH,
+							 memory_order_relaxed);
+		}
 
 		unsigned long mark = wmark_pages(zone, alloc_flags & ALLOC_WMARK_MASK);
 		ac->admit_drift = 0;
 		ac->admit_boost = READ_ONCE(zone->watermark_boost);
-		if (!zone_watermark_fast(zone, order, mark, ac->highest_zoneidx, alloc_flags)) {
+		if (!above_high &&
+		    !zone_watermark_fast(zone, order, mark, ac->highest_zoneidx, alloc_flags)) {
 			count_event(sim, wmark_refused);
 			check_refusal_highatomic(zone, order, mark, ac->highest_zoneidx,
 						 alloc_flags);
