@@ -156,6 +156,7 @@ struct alloc_context {
 	uint32_t refused_mask[(MM_MAX_ZONEREFS + 31) / 32]; /* zone ids the wmark refused */
 	unsigned int refused_words; /* the mask's words the machine's zone ids use */
 	long admit_drift;	    /* checker: the vmstat drift bound the admission relied on */
+	bool admit_pending;	    /* checker: admitted, admit_drift not taken yet */
 	/* checker: the boost the admission's mark held (a fallback steal may raise it after) */
 	unsigned long admit_boost;
 	/* checker: the flags this pass is entitled to, from the gfp table (oracle_gfp.c) */
@@ -402,11 +403,12 @@ static bool unreserve_highatomic_pageblock(struct mm_sim *sim, const struct allo
  * threshold. O(CPUs) only when the block would leave the floor behind.
  */
 MM_NO_COVERAGE static long admission_drift(const struct zone *zone, unsigned int order,
-					   unsigned int oracle_flags, int highest_zoneidx)
+					   const struct alloc_context *ac)
 {
-	if (!zone->sim->serial || zone->vm_stat_exact[NR_FREE_PAGES] - (1L << order) >=
-					  admission_floor(zone, oracle_flags, highest_zoneidx,
-							  order, READ_ONCE(zone->watermark_boost)))
+	if (!zone->sim->serial ||
+	    zone->vm_stat_exact[NR_FREE_PAGES] - (1L << order) >=
+		    admission_floor(zone, ac->oracle_flags, ac->highest_zoneidx, order,
+				    ac->admit_boost))
 		return 0;
 	return _mm_vmstat_drift_bound(zone, NR_FREE_PAGES);
 }
@@ -507,7 +509,7 @@ MM_NO_COVERAGE static void check_admission_under_pressure(struct zone *zone, uns
 
 /* models rmqueue_buddy() */
 static struct page *rmqueue_buddy(struct zone *zone, unsigned int order, unsigned int alloc_flags,
-				  const struct alloc_context *ac, uint32_t owner, uint32_t gen)
+				  struct alloc_context *ac, uint32_t owner, uint32_t gen)
 {
 	struct page *page = NULL;
 
@@ -535,7 +537,7 @@ static struct page *rmqueue_buddy(struct zone *zone, unsigned int order, unsigne
  * which only a caller that may wake kswapd (ALLOC_KSWAPD) delivers.
  */
 static struct page *rmqueue(struct zone *zone, unsigned int order, unsigned int alloc_flags,
-			    const struct alloc_context *ac, uint32_t owner, uint32_t gen)
+			    struct alloc_context *ac, uint32_t owner, uint32_t gen)
 {
 	struct page *page = NULL;
 
@@ -544,8 +546,16 @@ static struct page *rmqueue(struct zone *zone, unsigned int order, unsigned int 
 		if (page)
 			prep_new_page(zone, page, order, ac->migratetype, owner, gen);
 	}
-	if (!page)
+	if (!page) {
+		/*
+		 * Only the buddy path checks the admission. A pcp attempt that
+		 * returned nothing took nothing either, so the drift taken now
+		 * is the one at the admission.
+		 */
+		if (ac->admit_pending)
+			ac->admit_drift = admission_drift(zone, order, ac);
 		page = rmqueue_buddy(zone, order, alloc_flags, ac, owner, gen);
+	}
 	/* Test, then clear: no atomic read-modify-write in the common case. */
 	if ((alloc_flags & ALLOC_KSWAPD) &&
 	    (atomic_load_explicit(&zone->flags, memory_order_relaxed) & ZONE_BOOSTED_WATERMARK)) {
@@ -644,6 +654,7 @@ retry:
 
 		unsigned long mark = wmark_pages(zone, alloc_flags & ALLOC_WMARK_MASK);
 		ac->admit_drift = 0;
+		ac->admit_pending = false;
 		ac->admit_boost = READ_ONCE(zone->watermark_boost);
 		if (!above_high &&
 		    !zone_watermark_fast(zone, order, mark, ac->highest_zoneidx, alloc_flags)) {
@@ -658,8 +669,7 @@ retry:
 			}
 		} else {
 			check_admission_under_pressure(zone, order, alloc_flags);
-			ac->admit_drift =
-				admission_drift(zone, order, ac->oracle_flags, ac->highest_zoneidx);
+			ac->admit_pending = true;
 		}
 
 		reached = true;
@@ -727,6 +737,7 @@ long long mm_alloc_pages(struct mm_sim *sim, unsigned int order, unsigned int gf
 	ac.gfp = gfp;
 	ac.refused_words = (sim->nr_nodes * MAX_NR_ZONES + 31) / 32;
 	ac.admit_drift = 0;
+	ac.admit_pending = false;
 	ac.admit_boost = 0;
 
 	/* A generation unique per (CPU, allocation): the CPU's own counter and its number. */
