@@ -940,6 +940,47 @@ START_TEST(test_async_pass_updates_sync_cached_pfn)
 }
 END_TEST
 
+/*
+ * kcompactd_do_work(): an unpopulated zone is passed over before
+ * compaction_deferred() is asked, and a deferred zone is asked (which
+ * counts the consideration) and not compacted until its considerations
+ * reach 1 << compact_defer_shift.
+ */
+START_TEST(test_kcompactd_asks_deferral_of_managed_zones_only)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct zone *z = normal(sim);
+	struct mm_compact_stats st;
+
+	mm_set_current_cpu(0);
+	fragment_for_update_cached(sim);
+	z->compact_defer_shift = 2;
+	z->compact_considered = 0;
+	z->compact_order_failed = 0;
+	for (int zt = 0; zt < MAX_NR_ZONES; zt++)
+		if (zt != ZONE_NORMAL)
+			sim->node_data[0]->node_zones[zt].compact_defer_shift = 2;
+	ck_assert_int_eq(mm_kcompactd_step(sim, 0, 3), 0);
+	ck_assert_uint_eq(z->compact_considered, 1);
+	for (int zt = 0; zt < MAX_NR_ZONES; zt++)
+		ck_assert_msg(zt == ZONE_NORMAL ||
+				      sim->node_data[0]->node_zones[zt].compact_considered == 0,
+			      "zone %d without pages counted a consideration", zt);
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_uint_eq(st.compact_daemon_migrate_scanned, 0);
+	ck_assert_uint_eq(st.compact_daemon_free_scanned, 0);
+	/* considered 2 and 3 still defer; the 4th (1 << 2) compacts the zone */
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(mm_kcompactd_step(sim, 0, 3), 0);
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_uint_eq(st.compact_daemon_migrate_scanned, 0);
+	ck_assert_int_eq(mm_kcompactd_step(sim, 0, 3), 0);
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_uint_gt(st.compact_daemon_migrate_scanned, 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *compaction_suite(void)
 {
 	Suite *s = suite_create("compaction");
@@ -986,6 +1027,7 @@ static Suite *compaction_suite(void)
 	tc = tcase_create("cached-pfns-and-deferral");
 	tcase_add_loop_test(tc, test_async_pass_updates_sync_cached_pfn, 0,
 			    (int)ARRAY_SIZE(update_cached_rows));
+	tcase_add_test(tc, test_kcompactd_asks_deferral_of_managed_zones_only);
 	suite_add_tcase(s, tc);
 	return s;
 }
