@@ -400,6 +400,16 @@ static int nr_pcp_free(const struct per_cpu_pages *pcp, int batch, int high, boo
 	return clamp_int(pcp->free_count, batch, high - batch);
 }
 
+/*
+ * INV-PCP-FLUSH's bound: free_pcppages_bulk() hands back whole blocks of at
+ * most PAGE_ALLOC_COSTLY_ORDER until the count asked is met, so it frees at
+ * least that count and less than a largest block more.
+ */
+bool _mm_pcp_flush_count_ok(int expect, int freed)
+{
+	return freed >= expect && freed < expect + (1 << PAGE_ALLOC_COSTLY_ORDER);
+}
+
 /* models free_unref_page_commit(): the caller holds pcp->lock */
 static void free_unref_page_commit(struct zone *zone, struct per_cpu_pages *pcp, uint64_t pfn,
 				   int mt, unsigned int order, unsigned int cpu)
@@ -437,9 +447,7 @@ static void free_unref_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
 		freed = free_pcppages_bulk(zone, want, pcp, pindex);
 
 		count_event(sim, pcp_drains_high);
-		/* Whole blocks go back: at least what was asked, less than a block more. */
-		if (freed < expect || freed >= expect + (1 << PAGE_ALLOC_COSTLY_ORDER) ||
-		    pcp->count != before - freed)
+		if (!_mm_pcp_flush_count_ok(expect, freed) || pcp->count != before - freed)
 			zone_report(zone, "INV-PCP-FLUSH", (long long)pfn, expect, freed,
 				    "cpu %u: flush at count %d >= high %d freed %d pages", cpu,
 				    before, high, freed);
