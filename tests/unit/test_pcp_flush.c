@@ -58,6 +58,30 @@ static struct page *page_at(struct mm_sim *sim, long long pfn)
 	return &sim->mem_map[pfn];
 }
 
+/* An order-0 movable page for cpu0: the first one refills its pcp list. */
+static long long alloc_movable(struct mm_sim *sim, uint32_t *gen)
+{
+	long long pfn = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, gen);
+
+	ck_assert_int_ge(pfn, 0);
+	return pfn;
+}
+
+/* Frees it to cpu0's pcp list, where it waits. */
+static void free_to_pcp(struct mm_sim *sim, long long pfn, uint32_t gen)
+{
+	mm_free_pages(sim, (uint64_t)pfn, 0, 1, gen);
+	ck_assert_int_eq(page_at(sim, pfn)->state, PG_PCP);
+}
+
+/* No violation on the way, the full scan clean. */
+static void assert_clean_destroy(struct mm_sim *sim, const struct vrec *vr)
+{
+	ck_assert_msg(vr->n == 0, "%s", vr->first);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+
 /*
  * What stealing a whole block does (try_to_claim_block()): its free pages
  * refiled from old_mt to new_mt, then the block retyped, under zone->lock.
@@ -86,16 +110,13 @@ START_TEST(test_flush_without_retype_is_clean)
 	struct vrec vr;
 	struct mm_sim *sim = flush_sim(both[_i], &vr);
 	uint32_t gen;
-	long long pfn = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen);
+	long long pfn = alloc_movable(sim, &gen);
 
-	ck_assert_int_ge(pfn, 0);
 	ck_assert_uint_gt(pcpinfo(sim, 0, ZONE_NORMAL, 0).count, 0);
-	mm_free_pages(sim, (uint64_t)pfn, 0, 1, gen);
+	free_to_pcp(sim, pfn, gen);
 	mm_drain_all_pages(sim);
 	ck_assert_uint_eq(pcpinfo(sim, 0, ZONE_NORMAL, 0).count, 0);
-	ck_assert_msg(vr.n == 0, "%s", vr.first);
-	ck_assert_uint_eq(mm_check_full(sim), 0);
-	mm_sim_destroy(sim);
+	assert_clean_destroy(sim, &vr);
 }
 END_TEST
 
@@ -109,17 +130,13 @@ START_TEST(test_flush_of_page_freed_after_retype_is_clean)
 	struct vrec vr;
 	struct mm_sim *sim = flush_sim(both[_i], &vr);
 	uint32_t gen;
-	long long pfn = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen);
+	long long pfn = alloc_movable(sim, &gen);
 
-	ck_assert_int_ge(pfn, 0);
 	mm_drain_all_pages(sim); /* the rest of the refill goes back first */
 	retype_block(sim, pfn, MIGRATE_MOVABLE, MIGRATE_UNMOVABLE);
-	mm_free_pages(sim, (uint64_t)pfn, 0, 1, gen);
-	ck_assert_int_eq(page_at(sim, pfn)->state, PG_PCP);
+	free_to_pcp(sim, pfn, gen);
 	mm_drain_all_pages(sim);
-	ck_assert_msg(vr.n == 0, "%s", vr.first);
-	ck_assert_uint_eq(mm_check_full(sim), 0);
-	mm_sim_destroy(sim);
+	assert_clean_destroy(sim, &vr);
 }
 END_TEST
 
@@ -135,11 +152,9 @@ START_TEST(test_flush_after_retype)
 	struct vrec vr;
 	struct mm_sim *sim = flush_sim(both[_i], &vr);
 	uint32_t gen;
-	long long pfn = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen);
+	long long pfn = alloc_movable(sim, &gen);
 
-	ck_assert_int_ge(pfn, 0);
-	mm_free_pages(sim, (uint64_t)pfn, 0, 1, gen);
-	ck_assert_int_eq(page_at(sim, pfn)->state, PG_PCP);
+	free_to_pcp(sim, pfn, gen);
 	retype_block(sim, pfn, MIGRATE_MOVABLE, MIGRATE_UNMOVABLE);
 	mm_drain_all_pages(sim);
 	ck_assert(!vrec_has(&vr, "INV-PCP-FLUSH-MT"));
@@ -172,11 +187,9 @@ START_TEST(test_flush_mt_fires)
 	struct mm_sim *sim = flush_sim("pcp-stale-migratetype", &vr);
 	struct mm_violation first = {0};
 	uint32_t gen;
-	long long pfn = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen);
+	long long pfn = alloc_movable(sim, &gen);
 
-	ck_assert_int_ge(pfn, 0);
-	mm_free_pages(sim, (uint64_t)pfn, 0, 1, gen);
-	ck_assert_int_eq(page_at(sim, pfn)->state, PG_PCP);
+	free_to_pcp(sim, pfn, gen);
 	page_at(sim, pfn)->alloc_mt = MIGRATE_UNMOVABLE;
 	mm_sim_set_violation_handler(sim, keep_flush_mt, &first);
 	mm_drain_all_pages(sim);
