@@ -68,7 +68,7 @@ struct page {
 	uint8_t order;	  /* heads: block order */
 	uint16_t zone_id; /* node * MAX_NR_ZONES + zone type: 64 nodes need 9 bits */
 	uint8_t alloc_mt; /* allocated pages: migratetype of the request */
-	uint8_t pad;
+	uint8_t pad; /* PG_PCP: the checker's note of the block's migratetype at listing (pcp.c) */
 	uint16_t spare; /* PG_PCP: the cpu (< MM_MAX_CPUS); allocated heads: PAGE_MIGRATE_BUSY */
 	union {
 		struct { /* free: free_area or pcp list links, by pfn */
