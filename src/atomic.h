@@ -83,10 +83,18 @@ typedef struct {
 /* A sleeping lock (struct mutex): the same thing with the same checks. */
 typedef spinlock_t mm_mutex_t;
 
+/*
+ * Locks initialised and not yet destroyed, in the whole process: when the
+ * last machine is torn down, as many as before the first came up
+ * (INV-LOCK-LEAK, src/lockdep.c).
+ */
+extern atomic_long mm_locks_live;
+
 static inline void spin_lock_init(spinlock_t *l)
 {
 	pthread_mutex_init(&l->m, NULL);
 	atomic_init(&l->owner, NULL);
+	atomic_fetch_add_explicit(&mm_locks_live, 1, memory_order_relaxed);
 }
 
 /*
@@ -101,6 +109,7 @@ static inline void spin_lock_destroy(spinlock_t *l)
 		mm_lock_violation("lock destroyed while held, or destroyed twice", l);
 	atomic_store_explicit(&l->owner, &destroyed, memory_order_relaxed);
 	pthread_mutex_destroy(&l->m);
+	atomic_fetch_sub_explicit(&mm_locks_live, 1, memory_order_relaxed);
 }
 
 static MM_ALWAYS_INLINE bool spin_is_held_by_me(spinlock_t *l)
@@ -118,6 +127,13 @@ void spin_lock(spinlock_t *l);
 void spin_unlock(spinlock_t *l);
 /* lockdep_assert_held(): the calling thread holds l. */
 void lockdep_assert_held(spinlock_t *l);
+/*
+ * mm_sim_create() and mm_sim_destroy() call these: the last teardown of a
+ * set of machines whose lives overlap checks that every lock initialised
+ * since the first came up was destroyed (INV-LOCK-LEAK).
+ */
+void lockdep_machine_created(void);
+void lockdep_machine_destroyed(void);
 
 #define mutex_init    spin_lock_init
 #define mutex_destroy spin_lock_destroy

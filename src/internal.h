@@ -68,7 +68,7 @@ struct page {
 	uint8_t order;	  /* heads: block order */
 	uint16_t zone_id; /* node * MAX_NR_ZONES + zone type: 64 nodes need 9 bits */
 	uint8_t alloc_mt; /* allocated pages: migratetype of the request */
-	uint8_t pad;
+	uint8_t pad; /* PG_PCP: the checker's note of the block's migratetype at listing (pcp.c) */
 	uint16_t spare; /* PG_PCP: the cpu (< MM_MAX_CPUS); allocated heads: PAGE_MIGRATE_BUSY */
 	union {
 		struct { /* free: free_area or pcp list links, by pfn */
@@ -612,6 +612,8 @@ int default_zone_highsize(unsigned long total_pages, int batch, int nr_split_cpu
 void zone_set_pageset_high_and_batch(struct zone *zone, int cpu_online);
 void zone_pcp_update(struct zone *zone, int cpu_online);
 void _mm_pcp_init_zone(struct zone *zone);
+/* INV-PCP-FLUSH's bound on the pages a flush asked for expect returns */
+bool _mm_pcp_flush_count_ok(int expect, int freed);
 /*
  * models pcp_allowed_order() without the THP list. Real configurations
  * have pageblock_order >= 9 > 3; the model's small machines may not, and a

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lockdep.c - the locks of src/atomic.h and zone->lock, with their
- * ownership test (INV-LOCK-HELD) and the stress test's jitter points.
+ * ownership test (INV-LOCK-HELD), the lock ledger of the machines'
+ * teardowns (INV-LOCK-LEAK) and the stress test's jitter points.
  * A lock is where the sim's report path may not be safe to enter, so the
  * failure is one stderr line and abort(), as a kernel BUG would be.
  */
@@ -18,6 +19,52 @@ _Noreturn void mm_lock_violation(const char *what, const void *lock)
 	fprintf(stderr, "mmfuzz: INV-LOCK-HELD lock=%p: %s\n", lock, what);
 	fflush(stderr);
 	abort();
+}
+
+atomic_long mm_locks_live;
+
+/* The machines alive, and the locks alive when the first of them came up. */
+static pthread_mutex_t machines_lock = PTHREAD_MUTEX_INITIALIZER;
+static long machines_live, locks_before_machines;
+
+void lockdep_machine_created(void)
+{
+	pthread_mutex_lock(&machines_lock);
+	if (machines_live++ == 0)
+		locks_before_machines = atomic_load_explicit(&mm_locks_live, memory_order_relaxed);
+	pthread_mutex_unlock(&machines_lock);
+}
+
+/*
+ * The kernel's spinlocks need no destroy; the model's do (a pthread
+ * mutex), and spin_lock_destroy() is where "not destroyed while held"
+ * (debug_mutex_destroy()) is checked, so a teardown that misses one leaks
+ * the mutex and skips that check. Machines' lives may overlap (a test or
+ * a tool may hold two), so the count is judged when the last of them is
+ * gone: their threads are joined by then, and every lock initialised
+ * since the first came up must be destroyed. The sim is gone, so no
+ * report path: one stderr line and abort(), as INV-LOCK-HELD.
+ */
+void lockdep_machine_destroyed(void)
+{
+	long live = 0, before = 0;
+
+	pthread_mutex_lock(&machines_lock);
+	if (--machines_live == 0) {
+		live = atomic_load_explicit(&mm_locks_live, memory_order_relaxed);
+		before = locks_before_machines;
+	}
+	pthread_mutex_unlock(&machines_lock);
+	if (live != before) {
+		fprintf(stderr,
+			"mmfuzz: INV-LOCK-LEAK: %ld locks alive after the last machine's "
+			"teardown, expected %ld (those before the first machine): %ld %s\n",
+			live, before, live > before ? live - before : before - live,
+			live > before ? "initialised and never destroyed"
+				      : "destroyed and never initialised");
+		fflush(stderr);
+		abort();
+	}
 }
 
 void spin_lock(spinlock_t *l)

@@ -297,12 +297,43 @@ static void pcp_cache_migratetype(struct mm_sim *sim, uint64_t pfn)
 		pfn_to_page(sim, pfn)->alloc_mt = (uint8_t)get_pfnblock_migratetype(sim, pfn);
 }
 
+/*
+ * The checker's ground truth for INV-PCP-FLUSH-MT: the migratetype the
+ * page's pageblock had when the page went onto a pcp list, in page->pad
+ * (unused otherwise), noted at both ways onto a list whatever the variant.
+ */
+static void note_listed_migratetype(struct mm_sim *sim, uint64_t pfn)
+{
+	pfn_to_page(sim, pfn)->pad = (uint8_t)get_pfnblock_migratetype(sim, pfn);
+}
+
 /* The migratetype free_pcppages_bulk() frees a page as: its pageblock's, or the stale one. */
 static int pcp_page_migratetype(const struct mm_sim *sim, uint64_t pfn)
 {
 	if (sim->policy.pcp_stale_migratetype)
 		return sim->mem_map[pfn].alloc_mt;
 	return get_pfnblock_migratetype(sim, pfn);
+}
+
+/*
+ * INV-PCP-FLUSH-MT: a page leaves a pcp list for the free list of its
+ * pageblock's migratetype as it is now (free_pcppages_bulk() looks it up,
+ * 51bb1a4093cc); under the variant, of the type the block had when the
+ * page was listed, and never of another: a cached type that is stale for
+ * any other reason (never set, set from the request) is a bug the variant
+ * does not model.
+ */
+static void check_flush_migratetype(struct zone *zone, uint64_t pfn, int mt)
+{
+	struct mm_sim *sim = zone->sim;
+	int want = sim->policy.pcp_stale_migratetype ? pfn_to_page(sim, pfn)->pad
+						     : get_pfnblock_migratetype(sim, pfn);
+
+	if (mt != want)
+		zone_report(zone, "INV-PCP-FLUSH-MT", (long long)pfn, want, mt,
+			    "a pcp page freed to the buddy as migratetype %d; its pageblock is %d, "
+			    "was %d when the page was listed",
+			    mt, get_pfnblock_migratetype(sim, pfn), pfn_to_page(sim, pfn)->pad);
 }
 
 /* ------------------------------------------------------------------------
@@ -341,7 +372,9 @@ static int free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_pages
 			WRITE_ONCE(pcp->count, pcp->count - nr_pages);
 			freed += nr_pages;
 			WRITE_ONCE(pfn_to_page(sim, pfn)->state, PG_FREE_TAIL);
-			__free_one_page(zone, pfn, order, pcp_page_migratetype(sim, pfn), FPI_NONE);
+			int mt = pcp_page_migratetype(sim, pfn);
+			check_flush_migratetype(zone, pfn, mt);
+			__free_one_page(zone, pfn, order, mt, FPI_NONE);
 		} while (count > 0 && pcp->head[pindex] != PFN_NIL);
 	}
 	zone_unlock(zone);
@@ -400,6 +433,16 @@ static int nr_pcp_free(const struct per_cpu_pages *pcp, int batch, int high, boo
 	return clamp_int(pcp->free_count, batch, high - batch);
 }
 
+/*
+ * INV-PCP-FLUSH's bound: free_pcppages_bulk() hands back whole blocks of at
+ * most PAGE_ALLOC_COSTLY_ORDER until the count asked is met, so it frees at
+ * least that count and less than a largest block more.
+ */
+bool _mm_pcp_flush_count_ok(int expect, int freed)
+{
+	return freed >= expect && freed < expect + (1 << PAGE_ALLOC_COSTLY_ORDER);
+}
+
 /* models free_unref_page_commit(): the caller holds pcp->lock */
 static void free_unref_page_commit(struct zone *zone, struct per_cpu_pages *pcp, uint64_t pfn,
 				   int mt, unsigned int order, unsigned int cpu)
@@ -437,9 +480,7 @@ static void free_unref_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
 		freed = free_pcppages_bulk(zone, want, pcp, pindex);
 
 		count_event(sim, pcp_drains_high);
-		/* Whole blocks go back: at least what was asked, less than a block more. */
-		if (freed < expect || freed >= expect + (1 << PAGE_ALLOC_COSTLY_ORDER) ||
-		    pcp->count != before - freed)
+		if (!_mm_pcp_flush_count_ok(expect, freed) || pcp->count != before - freed)
 			zone_report(zone, "INV-PCP-FLUSH", (long long)pfn, expect, freed,
 				    "cpu %u: flush at count %d >= high %d freed %d pages", cpu,
 				    before, high, freed);
@@ -464,8 +505,10 @@ void free_unref_page(struct mm_sim *sim, uint64_t pfn, unsigned int order)
 	struct per_cpu_pages *pcp;
 
 	/* Isolated blocks go straight back; highatomic ones are listed as movable. */
-	if (mt != MIGRATE_ISOLATE)
+	if (mt != MIGRATE_ISOLATE) {
+		note_listed_migratetype(sim, pfn);
 		pcp_cache_migratetype(sim, pfn);
+	}
 	if (mt >= MIGRATE_PCPTYPES) {
 		if (mt == MIGRATE_ISOLATE) {
 			free_one_page(zone, pfn, order);
@@ -585,6 +628,7 @@ static int rmqueue_bulk(struct zone *zone, unsigned int order, int count, struct
 		if (!page)
 			break;
 		mark_pcp_page(page, order, cpu);
+		note_listed_migratetype(sim, page_to_pfn(sim, page));
 		pcp_cache_migratetype(sim, page_to_pfn(sim, page));
 		pcp_list_add(pcp, sim, pindex, page_to_pfn(sim, page), true);
 	}

@@ -16,6 +16,7 @@ struct mm_sim *mm_sim_create(void)
 
 	if (!sim)
 		return NULL;
+	lockdep_machine_created();
 	mutex_init(&sim->hotplug_lock);
 	mutex_init(&sim->pcp_batch_high_lock);
 	mutex_init(&sim->kswapd_lock);
@@ -55,6 +56,7 @@ void mm_sim_destroy(struct mm_sim *sim)
 	mutex_destroy(&sim->pcp_batch_high_lock);
 	mutex_destroy(&sim->kswapd_lock);
 	free(sim);
+	lockdep_machine_destroyed();
 }
 
 /* One pageset per (zone, cpu) of the machine: the locks are made once. */

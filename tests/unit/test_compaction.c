@@ -889,6 +889,98 @@ START_TEST(test_free_take_oracle)
 }
 END_TEST
 
+/*
+ * compact_zone()'s update_cached: an async pass that starts with both
+ * cached migrate pfns equal carries the sync one ([1]) along with the
+ * async one ([0]) over the rounds that isolate nothing, until a round
+ * isolates; one that starts with them apart leaves [1] alone. Block 0 holds
+ * order-1 blocks only (allocated or free: the scanner isolates neither),
+ * block 1 alternates free and movable pages, blocks 2..7 free and
+ * allocated order-2 blocks (the async free scanner's stride finds the free
+ * ones). An async order-3 pass finds nothing in block 0 ([0] passes it:
+ * 64), then empties block 1 into the free blocks at the top: an order-5 block.
+ */
+static void fragment_for_update_cached(struct mm_sim *sim)
+{
+	fill(sim, 1, 16, 0, 0); /* block 0 */
+	fill(sim, 0, 32, 0, 0); /* block 1 */
+	fill(sim, 2, 48, 0, 0); /* blocks 2..7 */
+	free_pattern(sim, 2, 0);
+}
+
+static const struct {
+	uint64_t sync_pfn; /* compact_cached_migrate_pfn[1] at the start; [0] is 0 */
+	uint64_t want;	   /* [1] after the pass */
+} update_cached_rows[] = {
+	{0, 64},    /* equal: [1] follows [0] past block 0 */
+	{128, 128}, /* apart: [1] stays where the sync scanner left it */
+};
+
+START_TEST(test_async_pass_updates_sync_cached_pfn)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct zone *z = normal(sim);
+	int rc;
+
+	mm_set_current_cpu(0);
+	fragment_for_update_cached(sim);
+	z->compact_cached_migrate_pfn[0] = 0;
+	z->compact_cached_migrate_pfn[1] = update_cached_rows[_i].sync_pfn;
+	rc = mm_compact_zone(sim, 0, ZONE_NORMAL, 3, MM_COMPACT_PRIO_ASYNC, MM_MIGRATE_ASYNC,
+			     MIGRATE_MOVABLE);
+	ck_assert_msg(rc == MM_COMPACT_SUCCESS, "the pass ended %s", mm_compact_result_name(rc));
+	ck_assert_uint_ge(z->compact_cached_migrate_pfn[0], 64);
+	ck_assert_msg(z->compact_cached_migrate_pfn[1] == update_cached_rows[_i].want,
+		      "[1] started at %llu: %llu after the pass, want %llu",
+		      (unsigned long long)update_cached_rows[_i].sync_pfn,
+		      (unsigned long long)z->compact_cached_migrate_pfn[1],
+		      (unsigned long long)update_cached_rows[_i].want);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * kcompactd_do_work(): an unpopulated zone is passed over before
+ * compaction_deferred() is asked, and a deferred zone is asked (which
+ * counts the consideration) and not compacted until its considerations
+ * reach 1 << compact_defer_shift.
+ */
+START_TEST(test_kcompactd_asks_deferral_of_managed_zones_only)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct zone *z = normal(sim);
+	struct mm_compact_stats st;
+
+	mm_set_current_cpu(0);
+	fragment_for_update_cached(sim);
+	z->compact_defer_shift = 2;
+	z->compact_considered = 0;
+	z->compact_order_failed = 0;
+	for (int zt = 0; zt < MAX_NR_ZONES; zt++)
+		if (zt != ZONE_NORMAL)
+			sim->node_data[0]->node_zones[zt].compact_defer_shift = 2;
+	ck_assert_int_eq(mm_kcompactd_step(sim, 0, 3), 0);
+	ck_assert_uint_eq(z->compact_considered, 1);
+	for (int zt = 0; zt < MAX_NR_ZONES; zt++)
+		ck_assert_msg(zt == ZONE_NORMAL ||
+				      sim->node_data[0]->node_zones[zt].compact_considered == 0,
+			      "zone %d without pages counted a consideration", zt);
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_uint_eq(st.compact_daemon_migrate_scanned, 0);
+	ck_assert_uint_eq(st.compact_daemon_free_scanned, 0);
+	/* considered 2 and 3 still defer; the 4th (1 << 2) compacts the zone */
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(mm_kcompactd_step(sim, 0, 3), 0);
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_uint_eq(st.compact_daemon_migrate_scanned, 0);
+	ck_assert_int_eq(mm_kcompactd_step(sim, 0, 3), 0);
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_uint_gt(st.compact_daemon_migrate_scanned, 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *compaction_suite(void)
 {
 	Suite *s = suite_create("compaction");
@@ -930,6 +1022,12 @@ static Suite *compaction_suite(void)
 
 	tc = tcase_create("variants");
 	tcase_add_loop_test(tc, test_variant_caught, 0, (int)ARRAY_SIZE(variant_cases));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("cached-pfns-and-deferral");
+	tcase_add_loop_test(tc, test_async_pass_updates_sync_cached_pfn, 0,
+			    (int)ARRAY_SIZE(update_cached_rows));
+	tcase_add_test(tc, test_kcompactd_asks_deferral_of_managed_zones_only);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -4,7 +4,9 @@
  * hold, or calling a function the kernel runs only under zone->lock
  * without it, aborts (each in a forked child: Check's raise_signal). A
  * thread that runs a machine alone (mm_locks_up) keeps the ownership
- * checks without the mutex, and reports a lock taken twice.
+ * checks without the mutex, and reports a lock taken twice. INV-LOCK-LEAK:
+ * the last machine's teardown leaves as many locks alive as there were
+ * before the first came up.
  */
 #include "common.h"
 #include "internal.h"
@@ -193,6 +195,41 @@ START_TEST(test_account_freepages_unlocked_aborts)
 }
 END_TEST
 
+/*
+ * INV-LOCK-LEAK: the last teardown of machines whose lives overlap finds
+ * every lock initialised since the first came up destroyed. Two machines,
+ * an mm's counters (their locks come and go with the mm), and a lock of
+ * the test's own destroyed while the second machine still lives: silent,
+ * and the ledger back where it was.
+ */
+START_TEST(test_overlapping_teardowns_leave_no_lock)
+{
+	long before = atomic_load(&mm_locks_live);
+	struct mm_sim *a = tiny_sim(), *b = tiny_sim();
+	spinlock_t extra;
+
+	ck_assert_int_gt(atomic_load(&mm_locks_live), before);
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_fork(a, 0, -1, 0), 0);
+	spin_lock_init(&extra);
+	mm_sim_destroy(a); /* b lives: not judged yet */
+	spin_lock_destroy(&extra);
+	mm_sim_destroy(b);
+	ck_assert_int_eq(atomic_load(&mm_locks_live), before);
+}
+END_TEST
+
+/* A lock initialised while a machine lives and never destroyed: the teardown aborts. */
+START_TEST(test_leaked_lock_aborts_at_teardown)
+{
+	struct mm_sim *sim = tiny_sim();
+	static spinlock_t leaked;
+
+	spin_lock_init(&leaked);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *lockdep_suite(void)
 {
 	Suite *s = suite_create("lockdep");
@@ -213,6 +250,11 @@ static Suite *lockdep_suite(void)
 	tcase_add_test_raise_signal(tc, test_up_recursive_aborts, SIGABRT);
 	tcase_add_test_raise_signal(tc, test_up_unlock_unheld_aborts, SIGABRT);
 	tcase_add_test(tc, test_exec_runs_up);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("leak");
+	tcase_add_test(tc, test_overlapping_teardowns_leave_no_lock);
+	tcase_add_test_raise_signal(tc, test_leaked_lock_aborts_at_teardown, SIGABRT);
 	suite_add_tcase(s, tc);
 	return s;
 }

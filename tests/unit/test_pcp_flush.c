@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_pcp_flush.c - the checks of a pcp flush (free_pcppages_bulk()) at
+ * their edges, where no correct flush goes:
+ *
+ *   INV-PCP-FLUSH: asked for expect pages, a flush frees whole blocks of
+ *   order <= PAGE_ALLOC_COSTLY_ORDER until expect is met: at least expect,
+ *   at most expect + 7 (a last order-3 block taken for one page).
+ *
+ *   INV-PCP-FLUSH-MT: a flushed page goes to the free list of its
+ *   pageblock's migratetype as it is now; under pcp-stale-migratetype
+ *   (before 51bb1a4093cc) of the type the block had when the page was
+ *   listed, and of no other type.
+ */
+#include "common.h"
+#include "internal.h"
+
+/* The bound over a grid: ok iff expect <= freed <= expect + 2^3 - 1. */
+START_TEST(test_flush_count_bound)
+{
+	static const int expects[] = {1, 2, 7, 8, 31, 63, 1000};
+
+	for (size_t i = 0; i < ARRAY_SIZE(expects); i++) {
+		int expect = expects[i];
+
+		for (int freed = expect - 2; freed <= expect + 10; freed++) {
+			bool want = freed >= expect && freed <= expect + 7;
+
+			ck_assert_msg(_mm_pcp_flush_count_ok(expect, freed) == want,
+				      "asked %d, freed %d: %s, want %s", expect, freed,
+				      want ? "refused" : "accepted", want ? "accepted" : "refused");
+		}
+	}
+}
+END_TEST
+
+#define GFP_MOV (MM_GFP_MOVABLE | MM_GFP_KERNEL)
+
+/*
+ * Two CPUs, one Normal zone of 65536 pages (pcp batch 15), with or
+ * without the variant; violations recorded in vr.
+ */
+static struct mm_sim *flush_sim(const char *variant, struct vrec *vr)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	cfg_tiny(&cfg, 2, 10, 9);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 65536, 65536);
+	sim = variant ? sim_new_variant(&cfg, variant) : sim_new(&cfg);
+	sim_record(sim, vr);
+	mm_set_current_cpu(0);
+	return sim;
+}
+
+static struct page *page_at(struct mm_sim *sim, long long pfn)
+{
+	return &sim->mem_map[pfn];
+}
+
+/* An order-0 movable page for cpu0: the first one refills its pcp list. */
+static long long alloc_movable(struct mm_sim *sim, uint32_t *gen)
+{
+	long long pfn = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, gen);
+
+	ck_assert_int_ge(pfn, 0);
+	return pfn;
+}
+
+/* Frees it to cpu0's pcp list, where it waits. */
+static void free_to_pcp(struct mm_sim *sim, long long pfn, uint32_t gen)
+{
+	mm_free_pages(sim, (uint64_t)pfn, 0, 1, gen);
+	ck_assert_int_eq(page_at(sim, pfn)->state, PG_PCP);
+}
+
+/* No violation on the way, the full scan clean. */
+static void assert_clean_destroy(struct mm_sim *sim, const struct vrec *vr)
+{
+	ck_assert_msg(vr->n == 0, "%s", vr->first);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+
+/*
+ * What stealing a whole block does (try_to_claim_block()): its free pages
+ * refiled from old_mt to new_mt, then the block retyped, under zone->lock.
+ */
+static void retype_block(struct mm_sim *sim, long long pfn, int old_mt, int new_mt)
+{
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	uint64_t start = (uint64_t)pfn & ~((UINT64_C(1) << sim->pageblock_order) - 1);
+
+	zone_lock(z);
+	__move_freepages_block(z, start, old_mt, new_mt);
+	set_pageblock_migratetype(sim, start, new_mt);
+	zone_unlock(z);
+}
+
+static const char *const both[] = {NULL, "pcp-stale-migratetype"};
+
+/*
+ * An order-0 allocation refills cpu0's list from the buddy (rmqueue_bulk():
+ * a batch of MOVABLE pages stays listed) and its free lists one more
+ * (free_unref_page()). Nothing retypes the block, so the variant's cached
+ * types are right: the drain is clean with the variant and without.
+ */
+START_TEST(test_flush_without_retype_is_clean)
+{
+	struct vrec vr;
+	struct mm_sim *sim = flush_sim(both[_i], &vr);
+	uint32_t gen;
+	long long pfn = alloc_movable(sim, &gen);
+
+	ck_assert_uint_gt(pcpinfo(sim, 0, ZONE_NORMAL, 0).count, 0);
+	free_to_pcp(sim, pfn, gen);
+	mm_drain_all_pages(sim);
+	ck_assert_uint_eq(pcpinfo(sim, 0, ZONE_NORMAL, 0).count, 0);
+	assert_clean_destroy(sim, &vr);
+}
+END_TEST
+
+/*
+ * A page whose block was retyped while it was allocated is listed, when
+ * freed, with the block's new type (free_unref_page() reads it then), and
+ * the drain frees it as that type: clean with the variant and without.
+ */
+START_TEST(test_flush_of_page_freed_after_retype_is_clean)
+{
+	struct vrec vr;
+	struct mm_sim *sim = flush_sim(both[_i], &vr);
+	uint32_t gen;
+	long long pfn = alloc_movable(sim, &gen);
+
+	mm_drain_all_pages(sim); /* the rest of the refill goes back first */
+	retype_block(sim, pfn, MIGRATE_MOVABLE, MIGRATE_UNMOVABLE);
+	free_to_pcp(sim, pfn, gen);
+	mm_drain_all_pages(sim);
+	assert_clean_destroy(sim, &vr);
+}
+END_TEST
+
+/*
+ * The variant's window: the block is retyped while pages of it wait on a
+ * pcp list. The drain frees them as the type they were listed with, which
+ * INV-PCP-FLUSH-MT allows (it is the bug the variant models; INV-BUDDY-MT
+ * sees the result at the full scan); the fixed model frees them as the new
+ * type and stays clean.
+ */
+START_TEST(test_flush_after_retype)
+{
+	struct vrec vr;
+	struct mm_sim *sim = flush_sim(both[_i], &vr);
+	uint32_t gen;
+	long long pfn = alloc_movable(sim, &gen);
+
+	free_to_pcp(sim, pfn, gen);
+	retype_block(sim, pfn, MIGRATE_MOVABLE, MIGRATE_UNMOVABLE);
+	mm_drain_all_pages(sim);
+	ck_assert(!vrec_has(&vr, "INV-PCP-FLUSH-MT"));
+	mm_check_full(sim);
+	if (both[_i])
+		ck_assert_msg(vrec_has(&vr, "INV-BUDDY-MT"), "the variant's stale type unseen");
+	else
+		ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/* The first INV-PCP-FLUSH-MT reported, whole. */
+static void keep_flush_mt(const struct mm_violation *v, void *arg)
+{
+	struct mm_violation *first = arg;
+
+	if (!first->id && !strcmp(v->id, "INV-PCP-FLUSH-MT"))
+		*first = *v;
+}
+
+/*
+ * A cached type stale for a reason the variant does not model (here set
+ * to UNMOVABLE behind the pcp's back): the drain reports INV-PCP-FLUSH-MT
+ * at that pfn, expected the type at listing (MOVABLE), actual UNMOVABLE.
+ */
+START_TEST(test_flush_mt_fires)
+{
+	struct vrec vr;
+	struct mm_sim *sim = flush_sim("pcp-stale-migratetype", &vr);
+	struct mm_violation first = {0};
+	uint32_t gen;
+	long long pfn = alloc_movable(sim, &gen);
+
+	free_to_pcp(sim, pfn, gen);
+	page_at(sim, pfn)->alloc_mt = MIGRATE_UNMOVABLE;
+	mm_sim_set_violation_handler(sim, keep_flush_mt, &first);
+	mm_drain_all_pages(sim);
+	ck_assert_msg(first.id, "no INV-PCP-FLUSH-MT for a page freed as a type it never had");
+	ck_assert_int_eq(first.pfn, pfn);
+	ck_assert_int_eq(first.node, 0);
+	ck_assert_int_eq(first.zone, ZONE_NORMAL);
+	ck_assert_int_eq(first.expected, MIGRATE_MOVABLE);
+	ck_assert_int_eq(first.actual, MIGRATE_UNMOVABLE);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+static Suite *pcp_flush_suite(void)
+{
+	Suite *s = suite_create("pcp_flush");
+	TCase *tc = tcase_create("checks");
+
+	tcase_add_test(tc, test_flush_count_bound);
+	tcase_add_loop_test(tc, test_flush_without_retype_is_clean, 0, (int)ARRAY_SIZE(both));
+	tcase_add_loop_test(tc, test_flush_of_page_freed_after_retype_is_clean, 0,
+			    (int)ARRAY_SIZE(both));
+	tcase_add_loop_test(tc, test_flush_after_retype, 0, (int)ARRAY_SIZE(both));
+	tcase_add_test(tc, test_flush_mt_fires);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(pcp_flush_suite());
+}
