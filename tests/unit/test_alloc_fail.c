@@ -34,74 +34,66 @@ static void cfg_small(struct mm_config *cfg)
 }
 
 /*
- * A fresh machine: the memmap, the pageblock flags, the node array, then
- * compaction's free and migrate lists, its fill pool and its two
- * per-pageblock arrays, each one realloc(); every one of them failing
- * fails the init.
+ * For N = 1, 2, ...: a new mm_sim (built first from before, when given)
+ * initialised from cfg with its Nth realloc() failed must be refused,
+ * until an init makes fewer than N calls, which must build the machine.
+ * Returns that count.
  */
-START_TEST(test_init_refused_at_each_realloc)
+static unsigned int refused_at_each_realloc(const struct mm_config *before,
+					    const struct mm_config *cfg)
 {
-	struct mm_config cfg;
-	unsigned int n, total = 0;
-
-	cfg_small(&cfg);
-	for (n = 1; n <= 64; n++) {
+	for (unsigned int n = 1; n <= 64; n++) {
 		struct mm_sim *sim = mm_sim_create();
 		int ret;
 
 		ck_assert_ptr_nonnull(sim);
+		if (before)
+			ck_assert_int_eq(mm_sim_init(sim, before, -1), 0);
 		nr_called = 0;
 		fail_nth = n;
-		ret = mm_sim_init(sim, &cfg, -1);
+		ret = mm_sim_init(sim, cfg, -1);
 		fail_nth = 0;
+		mm_sim_destroy(sim);
 		if (nr_called < n) { /* no realloc left to fail: the machine is built */
 			ck_assert_int_eq(ret, 0);
-			total = nr_called;
-			mm_sim_destroy(sim);
-			break;
+			return nr_called;
 		}
-		ck_assert_msg(ret == -1, "realloc %u of the init failed, yet the machine was built",
-			      n);
-		mm_sim_destroy(sim);
+		ck_assert_msg(ret == -1,
+			      "realloc %u of the %sinit failed, yet the machine was built", n,
+			      before ? "re-" : "");
 	}
-	/* the three of sim.c and the five of compaction_pool.c at least */
+	ck_abort_msg("more than 64 reallocs in one init");
+	return 0;
+}
+
+/*
+ * A fresh machine: the memmap, the pageblock flags, the node array, then
+ * compaction's free and migrate lists, its fill pool and its two
+ * per-pageblock arrays, each one realloc().
+ */
+START_TEST(test_init_refused_at_each_realloc)
+{
+	struct mm_config cfg;
+
+	cfg_small(&cfg);
+	unsigned int total = refused_at_each_realloc(NULL, &cfg);
 	ck_assert_msg(total >= 8, "only %u reallocs in mm_sim_init()", total);
-	ck_assert_uint_le(n, 64);
 }
 END_TEST
 
 /*
  * A machine built at 256 pages, then again at 512 in the same mm_sim:
  * the init grows the memmap, the pageblock flags and compaction's five
- * lists in place, and each grow failing fails that init too.
+ * lists in place.
  */
 START_TEST(test_reinit_refused_at_each_realloc)
 {
 	struct mm_config small, big;
-	unsigned int n, total = 0;
 
 	cfg_small(&small);
 	big = small;
 	cfg_zone(&big, 0, ZONE_NORMAL, 0, 512, 512);
-	for (n = 1; n <= 64; n++) {
-		struct mm_sim *sim = mm_sim_create();
-		int ret;
-
-		ck_assert_ptr_nonnull(sim);
-		ck_assert_int_eq(mm_sim_init(sim, &small, -1), 0);
-		nr_called = 0;
-		fail_nth = n;
-		ret = mm_sim_init(sim, &big, -1);
-		fail_nth = 0;
-		mm_sim_destroy(sim);
-		if (nr_called < n) {
-			ck_assert_int_eq(ret, 0);
-			total = nr_called;
-			break;
-		}
-		ck_assert_msg(ret == -1,
-			      "realloc %u of the re-init failed, yet the machine was built", n);
-	}
+	unsigned int total = refused_at_each_realloc(&small, &big);
 	ck_assert_msg(total >= 7, "only %u reallocs growing the machine", total);
 }
 END_TEST
