@@ -559,7 +559,8 @@ static Suite *boost_suite(void)
 	tcase_add_test(tc, test_decay_drains_one_page_above_high);
 	tcase_add_test(tc, test_vmstat_fold_decays);
 	tcase_add_test(tc, test_pcp_high_range_fires);
-	tcase_add_loop_test(tc, test_reclaim_active_up_to_highest_zone, 0, 3);
+	tcase_add_loop_test(tc, test_reclaim_active_up_to_highest_zone, 0,
+			    ZONE_MOVABLE - ZONE_DMA32 + 1);
 	suite_add_tcase(s, tc);
 	return s;
 }
