@@ -475,6 +475,69 @@ START_TEST(test_pcp_high_range_fires)
 }
 END_TEST
 
+/*
+ * set_reclaim_active() and clear_reclaim_active(): while balance_pgdat()
+ * reclaims, ZONE_RECLAIM_ACTIVE (nr_pcp_high() keeps those zones' lists
+ * short) is set on exactly the managed zones up to the wake's
+ * highest_zoneidx, and on none once the pass is over. Seen from inside the
+ * pass through the reclaimer a threaded run lends kswapd: a machine not
+ * marked serial, with DMA present but not managed, DMA32, Normal and
+ * Movable managed, and every high mark above its zone's pages so that no
+ * wake finds the node balanced.
+ */
+static unsigned int active_seen[MAX_NR_ZONES], reclaims_seen;
+
+static unsigned long record_reclaim_active(void *arg, int node, unsigned long nr)
+{
+	struct mm_sim *sim = arg;
+
+	(void)nr;
+	reclaims_seen++;
+	for (int zt = 0; zt < MAX_NR_ZONES; zt++)
+		active_seen[zt] = atomic_load(&sim->node_data[node]->node_zones[zt].flags) &
+				  ZONE_RECLAIM_ACTIVE;
+	return 0;
+}
+
+START_TEST(test_reclaim_active_up_to_highest_zone)
+{
+	static const bool managed[MAX_NR_ZONES] = {false, true, true, true, false};
+	enum zone_type highest = (enum zone_type)(ZONE_DMA32 + _i);
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	cfg_tiny(&cfg, 1, 4, 3);
+	cfg.zones[0][ZONE_DMA] = (struct mm_zone_config){0, 64, 64, 0};
+	cfg_zone(&cfg, 0, ZONE_DMA32, 64, 64, 64);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 128, 128, 128);
+	cfg_zone(&cfg, 0, ZONE_MOVABLE, 256, 128, 128);
+	sim = sim_new(&cfg);
+	mm_set_current_cpu(0);
+	mm_set_reclaimer(sim, record_reclaim_active, sim);
+	for (int zt = 0; zt < MAX_NR_ZONES; zt++) {
+		struct zone *z = &sim->node_data[0]->node_zones[zt];
+		ck_assert_int_eq(managed_zone(z), managed[zt]);
+		for (int w = 0; w < NR_WMARK; w++)
+			z->_watermark[w] = 1024;
+	}
+	wakeup_kswapd(&sim->node_data[0]->node_zones[highest], 0, 0, (int)highest);
+	ck_assert(mm_kswapd_awake(sim, 0, NULL));
+	reclaims_seen = 0;
+	ck_assert_int_eq(_mm_kswapd_step(sim, 0), 0);
+	ck_assert_uint_eq(reclaims_seen, 1);
+	for (int zt = 0; zt < MAX_NR_ZONES; zt++) {
+		bool want = managed[zt] && zt <= (int)highest;
+		ck_assert_msg(!!active_seen[zt] == want,
+			      "kswapd up to %s: %s reclaim-active %d during the pass, want %d",
+			      mm_zone_name(highest), mm_zone_name((enum zone_type)zt),
+			      !!active_seen[zt], want);
+		ck_assert(!(atomic_load(&sim->node_data[0]->node_zones[zt].flags) &
+			    ZONE_RECLAIM_ACTIVE));
+	}
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *boost_suite(void)
 {
 	Suite *s = suite_create("boost");
@@ -496,6 +559,8 @@ static Suite *boost_suite(void)
 	tcase_add_test(tc, test_decay_drains_one_page_above_high);
 	tcase_add_test(tc, test_vmstat_fold_decays);
 	tcase_add_test(tc, test_pcp_high_range_fires);
+	tcase_add_loop_test(tc, test_reclaim_active_up_to_highest_zone, 0,
+			    ZONE_MOVABLE - ZONE_DMA32 + 1);
 	suite_add_tcase(s, tc);
 	return s;
 }

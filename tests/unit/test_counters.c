@@ -708,6 +708,51 @@ START_TEST(test_policy_switch_no_sync)
 }
 END_TEST
 
+/*
+ * The full check skips the counters of a machine no counter op has run on
+ * since the reset (pcc->touched). Each counter op kind marks it, whether
+ * it acts or is skipped (an mm op on no live mm): after a program of that
+ * op alone, counter c0 moved behind the checker's back (its count 3 above
+ * every amount added) must be INV-PCPU-SUM at the next full check.
+ */
+static const char *const touching_ops[] = {
+	"cpu0 pcpu_add c1 amount=3",
+	"cpu0 pcpu_compare c1 rhs=3",
+	"cpu0 pcpu_set c1 value=5",
+	"cpu0 pcpu_sync c1",
+	"cpu0 fork m0",
+	"cpu0 mmap m0 pages=4 type=file",
+	"cpu0 munmap m0 pages=4 type=file",
+	"cpu0 brk m0 pages=5 admin",
+	"cpu0 exit m0",
+	"cpu0 sysctl overcommit_memory=2",
+};
+
+START_TEST(test_counter_op_arms_full_check)
+{
+	char text[512];
+	struct mm_exec *ex = mm_exec_create();
+	struct mm_exec_opts o;
+	struct vrec vr;
+	long failed;
+
+	snprintf(text, sizeof(text),
+		 "config nodes=1 cpus=2 max_order=10 pageblock_order=9 min_free_kbytes=0 "
+		 "watermark_scale_factor=10 high_fraction=0\n"
+		 "zone 0 Normal start=0 spanned=1024 present=1024 managed=1024\n%s\n",
+		 touching_ops[_i]);
+	mm_exec_opts_default(&o);
+	ck_assert_int_eq(exec_text(ex, text, &o, &vr, &failed), 0);
+	struct mm_sim *sim = mm_exec_sim(ex);
+	sim_record(sim, &vr);
+	sim->pcc->ctr[0].count += 3;
+	ck_assert_msg(mm_check_counters_full(sim) >= 1 && vrec_has(&vr, "INV-PCPU-SUM"),
+		      "after '%s': %u reports", touching_ops[_i], vr.n);
+	sim->pcc->ctr[0].count -= 3;
+	mm_exec_destroy(ex);
+}
+END_TEST
+
 static Suite *counters_suite(void)
 {
 	Suite *s = suite_create("counters");
@@ -738,6 +783,7 @@ static Suite *counters_suite(void)
 	tcase_add_test(tc, test_mm_ops_skip);
 	tcase_add_test(tc, test_overcommit_never);
 	tcase_add_test(tc, test_policy_switch_no_sync);
+	tcase_add_loop_test(tc, test_counter_op_arms_full_check, 0, (int)ARRAY_SIZE(touching_ops));
 	suite_add_tcase(s, tc);
 	return s;
 }

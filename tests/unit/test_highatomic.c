@@ -182,6 +182,50 @@ START_TEST(test_apart_without_unreserve_fires)
 }
 END_TEST
 
+/*
+ * INV-WMARK-HIGHATOMIC under threads: on a machine not marked serial the
+ * refusal is judged again under zone->lock (check_refusal_highatomic_locked()).
+ * The reserve of RESERVED with pageblock 0 freed: 590 pages free, 78 of
+ * them highatomic, the low mark 80. With the variant (before c928807f6f6b)
+ * the whole 512-page reserve is unusable and an order-0 GFP_KERNEL request
+ * is refused with 512 usable pages above the mark: the locked check must
+ * report it. Without the variant the request passes and nothing is reported.
+ */
+static const struct {
+	const char *variant;
+	bool reported;
+} locked_rows[] = {
+	{"highatomic-unusable-reserved", true},
+	{NULL, false},
+};
+
+START_TEST(test_refusal_judged_under_lock)
+{
+	struct mm_exec *ex = mm_exec_create();
+	struct mm_exec_opts o;
+	struct vrec vr;
+	long failed;
+	uint32_t gen;
+
+	mm_exec_opts_default(&o);
+	if (locked_rows[_i].variant)
+		o.variant = mm_variant_lookup(locked_rows[_i].variant);
+	ck_assert_int_eq(exec_text(ex, RESERVED "cpu0 free a0\ncheck\n", &o, &vr, &failed), 0);
+	struct mm_sim *sim = mm_exec_sim(ex);
+	struct zone *z = normal(sim);
+	ck_assert_uint_eq(z->nr_reserved_highatomic, 512);
+	ck_assert_int_eq(z->nr_free_highatomic, 78);
+	sim->serial = false; /* the threaded form of the check */
+	sim_record(sim, &vr);
+	mm_set_current_cpu(0);
+	ck_assert_int_ge(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, 6, &gen), 0);
+	ck_assert_msg(vrec_has(&vr, "INV-WMARK-HIGHATOMIC") == locked_rows[_i].reported,
+		      "variant %s: %u reports, first: %s",
+		      locked_rows[_i].variant ? locked_rows[_i].variant : "none", vr.n, vr.first);
+	mm_exec_destroy(ex);
+}
+END_TEST
+
 static Suite *highatomic_suite(void)
 {
 	Suite *s = suite_create("highatomic");
@@ -192,6 +236,7 @@ static Suite *highatomic_suite(void)
 	tcase_add_test(tc, test_costly_keeps_reserve);
 	tcase_add_test(tc, test_unreserve_leaves_buddies_apart);
 	tcase_add_test(tc, test_apart_without_unreserve_fires);
+	tcase_add_loop_test(tc, test_refusal_judged_under_lock, 0, (int)ARRAY_SIZE(locked_rows));
 	suite_add_tcase(s, tc);
 	return s;
 }
