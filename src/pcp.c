@@ -323,7 +323,7 @@ static int pcp_page_migratetype(const struct mm_sim *sim, uint64_t pfn)
  * any other reason (never set, set from the request) is a bug the variant
  * does not model.
  */
-static void check_flush_migratetype(struct zone *zone, uint64_t pfn, int mt)
+MM_NO_COVERAGE static void check_flush_migratetype(struct zone *zone, uint64_t pfn, int mt)
 {
 	struct mm_sim *sim = zone->sim;
 	int want = sim->policy.pcp_stale_migratetype ? pfn_to_page(sim, pfn)->pad
@@ -438,7 +438,7 @@ static int nr_pcp_free(const struct per_cpu_pages *pcp, int batch, int high, boo
  * most PAGE_ALLOC_COSTLY_ORDER until the count asked is met, so it frees at
  * least that count and less than a largest block more.
  */
-bool _mm_pcp_flush_count_ok(int expect, int freed)
+MM_NO_COVERAGE bool _mm_pcp_flush_count_ok(int expect, int freed)
 {
 	return freed >= expect && freed < expect + (1 << PAGE_ALLOC_COSTLY_ORDER);
 }
