@@ -229,6 +229,32 @@ START_TEST(test_stats_follow_the_ops)
 	w.list_lock_acquisitions++;
 	w.pcpu_frees += 2;
 	expect(sim, &w, "exit m0");
+
+	/* nothing mapped, nothing charged: no add of 0 anywhere */
+	ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
+	w.forks++;
+	w.pcpu_allocs += 2;
+	w.fork_pcpu_allocs += 2;
+	w.list_lock_acquisitions++;
+	w.fork_list_locks++;
+	expect(sim, &w, "fork m0 again");
+	ck_assert_int_eq(mm_fork(sim, 1, 0, 0), 0);
+	w.forks++;
+	w.pcpu_allocs += 2;
+	w.fork_pcpu_allocs += 2;
+	w.list_lock_acquisitions++;
+	w.fork_list_locks++;
+	expect(sim, &w, "fork m1 from an m0 with nothing charged");
+	ck_assert_int_eq(mm_munmap(sim, 1, 4, MM_SWAPENTS), 0);
+	expect(sim, &w, "munmap m1 4 swap, none mapped");
+	for (int m = 0; m < 2; m++) {
+		ck_assert_int_eq(mm_exit(sim, m), 0);
+		w.exits++;
+		check_mm_sums(&w, 2);
+		w.list_lock_acquisitions++;
+		w.pcpu_frees += 2;
+	}
+	expect(sim, &w, "exit m0 and m1, nothing charged");
 	ck_assert_uint_eq(mm_sim_violations(sim), 0);
 	mm_sim_destroy(sim);
 }
