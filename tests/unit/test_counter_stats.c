@@ -103,10 +103,24 @@ static void acct(struct mm_counter_stats *w, long long *local, long long pages)
 	}
 }
 
-static void check_mm_sums(struct mm_counter_stats *w, unsigned int online)
+/* A fork's mm_init(): the cid and the four rss counters at once, listed under one lock. */
+static void forked(struct mm_counter_stats *w)
+{
+	w->forks++;
+	w->pcpu_allocs += 2;
+	w->fork_pcpu_allocs += 2;
+	w->list_lock_acquisitions++;
+	w->fork_list_locks++;
+}
+
+/* mmput() of an mm on 2 online CPUs: check_mm() sums each rss counter, one destroy_many, the cid.
+ */
+static void mm_freed(struct mm_counter_stats *w)
 {
 	w->pcpu_sums += NR_MM_COUNTERS;
-	w->pcpu_sum_cpus_read += NR_MM_COUNTERS * online;
+	w->pcpu_sum_cpus_read += NR_MM_COUNTERS * 2;
+	w->list_lock_acquisitions++;
+	w->pcpu_frees += 2;
 }
 
 START_TEST(test_stats_follow_the_ops)
@@ -145,11 +159,7 @@ START_TEST(test_stats_follow_the_ops)
 	expect(sim, &w, "cpu1 online");
 
 	ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
-	w.forks++;
-	w.pcpu_allocs += 2; /* the cid, the four rss counters at once */
-	w.fork_pcpu_allocs += 2;
-	w.list_lock_acquisitions++;
-	w.fork_list_locks++;
+	forked(&w);
 	expect(sim, &w, "fork m0");
 
 	ck_assert_int_eq(mm_mmap(sim, 0, 10, MM_ANONPAGES, 0), 0);
@@ -163,11 +173,7 @@ START_TEST(test_stats_follow_the_ops)
 
 	/* dup_mmap(): the parent's 210 pages charged, its rss copied per type */
 	ck_assert_int_eq(mm_fork(sim, 1, 0, 0), 0);
-	w.forks++;
-	w.pcpu_allocs += 2;
-	w.fork_pcpu_allocs += 2;
-	w.list_lock_acquisitions++;
-	w.fork_list_locks++;
+	forked(&w);
 	acct(&w, &vc, 210);
 	add_rss(&w, &m1f, 200);
 	add_rss(&w, &m1a, 10);
@@ -183,9 +189,7 @@ START_TEST(test_stats_follow_the_ops)
 	add_rss(&w, &m1f, -200);
 	add_rss(&w, &m1a, -6);
 	acct(&w, &vc, -206);
-	check_mm_sums(&w, 2);
-	w.list_lock_acquisitions++;
-	w.pcpu_frees += 2;
+	mm_freed(&w);
 	expect(sim, &w, "exit m1");
 
 	/* GUESS refuses more than RAM at once: charged, then given back */
@@ -210,14 +214,10 @@ START_TEST(test_stats_follow_the_ops)
 	expect(sim, &w, "fork m2, init_many fails");
 	/* dup_mmap fails before it charges: mmput() frees the child in the fork */
 	ck_assert_int_eq(mm_fork(sim, 2, 0, MM_FORK_FAIL_DUP_MMAP), 0);
-	w.forks++;
+	forked(&w);
 	w.forks_failed++;
-	w.pcpu_allocs += 2;
-	w.fork_pcpu_allocs += 2;
-	w.list_lock_acquisitions += 2;
-	w.fork_list_locks += 2;
-	check_mm_sums(&w, 2);
-	w.pcpu_frees += 2;
+	w.fork_list_locks++; /* mmput()'s destroy_many, inside the fork */
+	mm_freed(&w);
 	expect(sim, &w, "fork m2, dup_mmap fails");
 
 	ck_assert_int_eq(mm_exit(sim, 0), 0);
@@ -225,34 +225,22 @@ START_TEST(test_stats_follow_the_ops)
 	add_rss(&w, &m0f, -200);
 	add_rss(&w, &m0a, -10);
 	acct(&w, &vc, -210);
-	check_mm_sums(&w, 2);
-	w.list_lock_acquisitions++;
-	w.pcpu_frees += 2;
+	mm_freed(&w);
 	expect(sim, &w, "exit m0");
 
 	/* nothing mapped, nothing charged: no add of 0 anywhere */
 	ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
-	w.forks++;
-	w.pcpu_allocs += 2;
-	w.fork_pcpu_allocs += 2;
-	w.list_lock_acquisitions++;
-	w.fork_list_locks++;
+	forked(&w);
 	expect(sim, &w, "fork m0 again");
 	ck_assert_int_eq(mm_fork(sim, 1, 0, 0), 0);
-	w.forks++;
-	w.pcpu_allocs += 2;
-	w.fork_pcpu_allocs += 2;
-	w.list_lock_acquisitions++;
-	w.fork_list_locks++;
+	forked(&w);
 	expect(sim, &w, "fork m1 from an m0 with nothing charged");
 	ck_assert_int_eq(mm_munmap(sim, 1, 4, MM_SWAPENTS), 0);
 	expect(sim, &w, "munmap m1 4 swap, none mapped");
 	for (int m = 0; m < 2; m++) {
 		ck_assert_int_eq(mm_exit(sim, m), 0);
 		w.exits++;
-		check_mm_sums(&w, 2);
-		w.list_lock_acquisitions++;
-		w.pcpu_frees += 2;
+		mm_freed(&w);
 	}
 	expect(sim, &w, "exit m0 and m1, nothing charged");
 	ck_assert_uint_eq(mm_sim_violations(sim), 0);
