@@ -13,6 +13,8 @@
  * with k managed and the pgdatinit steps bring in the other M - k, the
  * lower zones boot whole. A keep that covers the zone defers nothing:
  * no deferred init is pending and completing it initialises no page.
+ * Once nothing is left, a step finds no zone to work on and takes no
+ * zone->lock (the lock's acquisitions are a figure the seeds judge).
  */
 #include "common.h"
 #include "internal.h"
@@ -46,6 +48,7 @@ START_TEST(test_deferred_layout_grid)
 			uint64_t boot = deferred ? k : m, later = m - boot;
 			uint64_t first = later < PB ? later : PB;
 			struct mm_sim *sim = layout_sim(m, keep);
+			unsigned long long locks;
 
 			ck_assert_msg(mm_deferred_init_pending(sim) == deferred,
 				      "Normal %llu, keep %llu: pending %d, want %d",
@@ -63,6 +66,10 @@ START_TEST(test_deferred_layout_grid)
 					  deferred ? later - first : 0);
 			ck_assert(!mm_deferred_init_pending(sim));
 			ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).managed, m);
+			/* a step with nothing left does nothing, not even take zone->lock */
+			locks = sim_stats(sim).zone_lock_acquisitions;
+			ck_assert_uint_eq(mm_deferred_init_step(sim, 0, 1), 0);
+			ck_assert_uint_eq(sim_stats(sim).zone_lock_acquisitions, locks);
 			ck_assert_uint_eq(mm_check_full(sim), 0);
 			mm_sim_destroy(sim);
 		}
