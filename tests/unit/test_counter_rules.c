@@ -67,8 +67,7 @@ START_TEST(test_commit_batch_rule_grid)
 			for (long d = -(long)nr * 256 - 1; d <= (long)nr * 256; d++) {
 				unsigned long ram = edges[e] + (unsigned long)d;
 
-				/* every 4 * nr pages one step of the rule, and the page before it
-				 */
+				/* each step of ram / nr / 4, and the page before it */
 				if ((d < 0 && edges[e] < (unsigned long)-d) ||
 				    ((d + 1) % (long)(4 * nr) != 0 && d % (long)(4 * nr) != 0))
 					continue;
@@ -235,7 +234,7 @@ END_TEST
  * Under NEVER (batch 32 on 2 CPUs, 1024 pages) the switch's sync promises
  * each local of vm_committed_as at most 31: one CPU holding +31 and the
  * other -31 is the edge, no INV-COMMIT-DRIFT (nor INV-PCPU-DRIFT of the
- * rss counters holding the same); one page more on either folds.
+ * rss counters holding the same); one page more on CPU 0 folds.
  */
 START_TEST(test_commit_drift_edge)
 {
