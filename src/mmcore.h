@@ -465,6 +465,7 @@ int mm_percpu_counter_batch(const struct mm_sim *sim);
 /*
  * models mm_compute_batch(): max(2 * nr, 32, min(ram / nr / 256 under
  * OVERCOMMIT_NEVER, else ram / nr / 4, INT_MAX)), nr = present CPUs.
+ * nr_present_cpus 0 counts as 1: num_present_cpus() includes the boot CPU.
  */
 int mm_compute_batch_for(unsigned int nr_present_cpus, unsigned long ram_pages, int policy);
 int mm_vm_committed_as_batch(const struct mm_sim *sim);
