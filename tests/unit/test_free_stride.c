@@ -96,10 +96,12 @@ static void run_row(bool async, bool lead, uint64_t page_pfn)
 		.migratetype = MIGRATE_MOVABLE,
 		.mode = async ? MM_MIGRATE_ASYNC : MM_MIGRATE_SYNC_LIGHT,
 		.migrate_pfn = 0,
+		.whole_zone = true, /* from the zone start: compact_zone() would say so */
 		.free_pfn = SCAN_FROM,
 		.fast_found_pfn = COMPACT_NO_PFN,
 	};
 	sim_record(sim, &vr);
+	compact_check_pass_begin(&cc); /* the pass's per-block marks start clear */
 	uint64_t first = compaction_alloc(&cc);
 	if (first != COMPACT_NO_PFN) {
 		got[ngot++] = first;
