@@ -646,6 +646,81 @@ START_TEST(test_refused_zone_id_high)
 }
 END_TEST
 
+/*
+ * The same refusal for every zone id a machine can have: MM_MAX_NODES nodes
+ * of one CPU, each with a DMA, DMA32, Normal and Movable zone (ZONE_DEVICE is
+ * never populated), ids node * MAX_NR_ZONES + type, 0 to 318. Each zone in
+ * turn, lowest type first on its node so that the ones below are at min
+ * already and the drain takes from it alone, is drained to its min mark on
+ * the estimate, and the next allocation, refused at min and served under
+ * wmark-ignore-min, must report INV-WMARK-REFUSED for that zone and no
+ * other. Any word or bit that mark_refused() and was_refused() do not
+ * both compute as zone_id / 32 and zone_id % 32 loses some zone's bit
+ * (a divisor of 31 or 33 moves ids 31, 32, 62-65, ...), or reads another's.
+ */
+static const unsigned int every_zone_gfp[ZONE_MOVABLE + 1] = {
+	[ZONE_DMA] = MM_GFP_KERNEL | MM_GFP_DMA | MM_GFP_THISNODE,
+	[ZONE_DMA32] = MM_GFP_KERNEL | MM_GFP_DMA32 | MM_GFP_THISNODE,
+	[ZONE_NORMAL] = MM_GFP_KERNEL | MM_GFP_THISNODE,
+	[ZONE_MOVABLE] = MM_GFP_HIGHUSER_MOVABLE | MM_GFP_THISNODE,
+};
+
+START_TEST(test_refused_every_zone_id)
+{
+	struct first_where f;
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	unsigned int zones = 0;
+	uint32_t gen;
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg.nr_nodes = MM_MAX_NODES;
+	for (unsigned int n = 0; n < MM_MAX_NODES; n++) {
+		cfg.cpus_per_node[n] = 1;
+		for (int zt = ZONE_DMA; zt <= ZONE_MOVABLE; zt++)
+			cfg_zone(&cfg, n, (enum zone_type)zt, 64 * (n * 4 + (unsigned int)zt), 64,
+				 64);
+	}
+	sim = sim_new_variant(&cfg, "wmark-ignore-min");
+	mm_sim_set_violation_handler(sim, first_where_handler, &f);
+	for (unsigned int n = 0; n < MM_MAX_NODES; n++) {
+		mm_set_current_cpu((int)n);
+		for (int zt = ZONE_DMA; zt <= ZONE_MOVABLE; zt++) {
+			struct zone *z = &sim->node_data[n]->node_zones[zt];
+
+			mm_zone_pcp_disable(sim, (int)n, (enum zone_type)zt);
+			ck_assert_uint_eq(z->zone_id, n * MAX_NR_ZONES + (unsigned int)zt);
+			z->_watermark[WMARK_MIN] = 8;
+			z->_watermark[WMARK_LOW] = 12;
+			z->_watermark[WMARK_HIGH] = 16;
+			z->per_cpu_zonestats[n].stat_threshold = 0;
+			z->per_cpu_zonestats[n].update_threshold[NR_FREE_PAGES] = 0;
+			memset(&f, 0, sizeof(f));
+			for (int i = 0; i < 64 && atomic_long_read(&z->vm_stat[NR_FREE_PAGES]) > 8;
+			     i++)
+				ck_assert_int_ge(
+					mm_alloc_pages(sim, 0, every_zone_gfp[zt], (int)n, 1, &gen),
+					0);
+			ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], 8);
+			ck_assert_msg(f.n == 0, "node %u zone %d: %s before the refusal", n, zt,
+				      f.id);
+			ck_assert_int_ge(
+				mm_alloc_pages(sim, 0, every_zone_gfp[zt], (int)n, 1, &gen), 0);
+			ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], 7);
+			ck_assert_msg(
+				f.n == 1 && !strcmp(f.id, "INV-WMARK-REFUSED") &&
+					f.node == (int)n && f.zone == zt,
+				"zone id %u (node %u zone %d): %u reports, first %s at node %d "
+				"zone %d",
+				z->zone_id, n, zt, f.n, f.id, f.node, f.zone);
+			zones++;
+		}
+	}
+	ck_assert_uint_eq(zones, MM_MAX_NODES * 4);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *watermark_suite(void)
 {
 	Suite *s = suite_create("watermark");
@@ -673,6 +748,7 @@ static Suite *watermark_suite(void)
 	tcase_add_test(tc, test_wmark_ok_order_unusable);
 	tcase_add_test(tc, test_wmark_ok_needs_free_block);
 	tcase_add_loop_test(tc, test_refused_zone_id_high, 0, (int)ARRAY_SIZE(refused_rows));
+	tcase_add_test(tc, test_refused_every_zone_id);
 	suite_add_tcase(s, tc);
 	return s;
 }

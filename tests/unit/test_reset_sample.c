@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_reset_sample.c - which skip bits __reset_isolation_suitable() clears
+ * (__reset_isolation_pfn(), pageblock_skip_persistent(), mm/compaction.c
+ * 6.x), over a table of what a pageblock holds.
+ *
+ * The rule, for a block the reset's migrate-side walk reaches after it
+ * found a source (so it looks for sources and targets both): a block
+ * whose page at the walk's pfn belongs to an allocation of pageblock_order
+ * or more (pageblock_skip_persistent()) is passed over, its bit kept. Any
+ * other block whose bit is set is sampled at every 8th page from its
+ * start: an LRU page (an allocated order-0 movable page) or a free page
+ * (a buddy head, of any order) clears the bit; else it stays.
+ *
+ * The zone: pfns [0, 64), 4-page pageblocks (a sample is a block's first
+ * page), max_order 3. Every page an order-0 movable fill page; block 2
+ * (pfns 8-11) is then made into the row's content, every bit set, and the
+ * flush requested: block 0's LRU page is the source, and the upper half
+ * (all LRU, no free page) gives no target, so the walk reaches pfn 8
+ * looking for both.
+ */
+#include "common.h"
+#include "internal.h"
+
+#define BLK 8u /* block 2's first pfn */
+
+enum content {
+	FREE_PAGE,	/* pfn 8 free (order 0), 9-11 LRU */
+	FREE_BLOCK,	/* 8-11 free: an order-2 buddy, the pageblock */
+	FREE_TWO,	/* 8-15 free: an order-3 buddy over blocks 2 and 3 */
+	ALLOC_BLOCK,	/* 8-11 one order-2 movable allocation: persistent */
+	ALLOC_TWO,	/* 8-15 one order-3 movable allocation: persistent */
+	ALLOC_ORDER1,	/* 8-9 an order-1 movable allocation: not persistent, not LRU */
+	UNMOVABLE_PAGE, /* pfn 8 an unmovable order-0 page: no LRU page */
+	LRU_PAGE,	/* untouched: pfn 8 an LRU page */
+};
+
+static const struct {
+	enum content what;
+	const char *name;
+	bool cleared; /* block 2's bit after the reset, by the rule */
+} rows[] = {
+	{FREE_PAGE, "a free page at the sample", true},
+	{FREE_BLOCK, "a free pageblock", true},
+	{FREE_TWO, "the head of a free order-3 block", true},
+	{ALLOC_BLOCK, "an order-2 allocation (persistent)", false},
+	{ALLOC_TWO, "an order-3 allocation (persistent)", false},
+	{ALLOC_ORDER1, "an order-1 allocation", false},
+	{UNMOVABLE_PAGE, "an unmovable page at the sample", false},
+	{LRU_PAGE, "an LRU page at the sample", true},
+};
+
+static void apply(struct mm_sim *sim, struct mm_op op)
+{
+	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 0);
+}
+
+/* Frees the fill pool's order-0 pages [from, to) (slot i holds pfn i). */
+static void free_fill(struct mm_sim *sim, uint64_t from, uint64_t to)
+{
+	for (uint64_t pfn = from; pfn < to; pfn++) {
+		struct mm_handle *h = &sim->compact->fill[pfn];
+
+		ck_assert_int_eq(h->pfn, (long long)pfn);
+		mm_free_pages(sim, pfn, 0, OWNER_FILL | (uint32_t)pfn, h->gen);
+		h->pfn = -1;
+	}
+}
+
+/*
+ * Allocates the one free block of order into pfn 8; past the watermarks
+ * (__GFP_MEMALLOC), which a zone this full fails.
+ */
+static void alloc_at_block(struct mm_sim *sim, unsigned int order, unsigned int gfp)
+{
+	uint32_t gen;
+
+	ck_assert_int_eq(mm_alloc_pages(sim, order, gfp | MM_GFP_MEMALLOC, -1, 1, &gen),
+			 (long long)BLK);
+}
+
+START_TEST(test_reset_clears_by_block_content)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *z;
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	sim = sim_new_buddy_only(&cfg);
+	sim->serial = true; /* as the executor runs compaction */
+	mm_set_current_cpu(0);
+	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	apply(sim,
+	      (struct mm_op){.kind = MM_OP_FILL,
+			     .fill = {.node = -1, .zone = ZONE_NORMAL, .order = 0, .pages = 64}});
+	ck_assert_uint_eq(mm_fill_live(sim), 64);
+	switch (rows[_i].what) {
+	case FREE_PAGE:
+		free_fill(sim, BLK, BLK + 1);
+		break;
+	case FREE_BLOCK:
+		free_fill(sim, BLK, BLK + 4);
+		break;
+	case FREE_TWO:
+		free_fill(sim, BLK, BLK + 8);
+		break;
+	case ALLOC_BLOCK:
+		free_fill(sim, BLK, BLK + 4);
+		alloc_at_block(sim, 2, MM_GFP_MOVABLE | MM_GFP_KERNEL);
+		break;
+	case ALLOC_TWO:
+		free_fill(sim, BLK, BLK + 8);
+		alloc_at_block(sim, 3, MM_GFP_MOVABLE | MM_GFP_KERNEL);
+		break;
+	case ALLOC_ORDER1:
+		free_fill(sim, BLK, BLK + 2);
+		alloc_at_block(sim, 1, MM_GFP_MOVABLE | MM_GFP_KERNEL);
+		break;
+	case UNMOVABLE_PAGE:
+		free_fill(sim, BLK, BLK + 1);
+		alloc_at_block(sim, 0, MM_GFP_KERNEL);
+		break;
+	case LRU_PAGE:
+		break;
+	}
+	for (uint64_t pfn = 0; pfn < 64; pfn += 4)
+		set_pageblock_skip(sim, pfn);
+	z->compact_blockskip_flush = true;
+	mm_reset_isolation_suitable(sim, 0);
+	ck_assert_msg(!get_pageblock_skip(sim, 0), "block 0's LRU page: the source, cleared");
+	ck_assert_uint_eq(z->compact_init_migrate_pfn, 0);
+	ck_assert_msg(get_pageblock_skip(sim, BLK) != rows[_i].cleared,
+		      "block 2 holding %s: bit %s, want %s", rows[_i].name,
+		      get_pageblock_skip(sim, BLK) ? "set" : "clear",
+		      rows[_i].cleared ? "cleared" : "kept");
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+static Suite *reset_sample_suite(void)
+{
+	Suite *s = suite_create("reset_sample");
+	TCase *tc = tcase_create("__reset_isolation_pfn");
+
+	tcase_add_loop_test(tc, test_reset_clears_by_block_content, 0, (int)ARRAY_SIZE(rows));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(reset_sample_suite());
+}
