@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_compaction_migrate_block.c - where one isolate_migratepages() round
+ * of the migration scanner stops in a pageblock, and what it leaves behind,
+ * as a decision table against the rule of isolate_migratepages_block()
+ * (mm/compaction.c 6.7), written out here:
+ *
+ *   async direct compaction (skip_on_failure): once low_pfn reaches the end
+ *     of a cc->order-aligned block in which pages were isolated, stop there
+ *     and migrate them;
+ *   otherwise, after an isolation that brings cc->nr_migratepages to
+ *     COMPACT_CLUSTER_MAX (32), stop at the next pfn unless the block is
+ *     being finished (cc->finish_pageblock) or the lock was contended;
+ *   a scan that reached the block's end having isolated nothing, or that
+ *     finished the block, marks it skip and raises the cached restart pfns
+ *     to pageblock_end_pfn() of the end pfn it passes, [0] always, [1] in a
+ *     sync mode (update_cached_migrate()); the end of the block is the next
+ *     block's first pfn, so that is the end of the next block: 192 here.
+ *
+ * The machine: one Normal zone [0, 256), 64-page pageblocks. Every page
+ * is an order-0 movable fill page; in block [64, 128) the first n stay
+ * and the rest are freed (they merge into aligned buddy blocks that the
+ * scanner steps over). The round starts at pfn 64 with the free scanner
+ * at 192, order 3 (no fast search). A 32-page block, as the other tests
+ * use, ends exactly where the 32-page stop falls, so it cannot tell the
+ * stop from the end of the block.
+ */
+#include "common.h"
+#include "internal.h"
+
+#define BLOCK  64u  /* the block the round scans: [BLOCK, BLOCK + 64) */
+#define ORDER  3    /* cc->order: async direct stops at 8-page boundaries */
+#define MAX_NR 256u /* pages in the zone */
+
+struct migrate_block_row {
+	unsigned int n; /* movable pages at the start of the block */
+	bool finish;	/* cc->finish_pageblock */
+	bool async;	/* async direct compaction, else sync light (not direct) */
+};
+
+static const struct migrate_block_row migrate_block_rows[] = {
+	{0, false, false},  {1, false, false},	{8, false, false},  {9, false, false},
+	{31, false, false}, {32, false, false}, {33, false, false}, {64, false, false},
+	{0, true, false},   {1, true, false},	{31, true, false},  {32, true, false},
+	{33, true, false},  {64, true, false},	{0, false, true},   {1, false, true},
+	{7, false, true},   {8, false, true},	{9, false, true},   {33, false, true},
+	{64, false, true},  {0, true, true},	{8, true, true},    {64, true, true},
+};
+
+/* The round as the kernel's rule has it: pages isolated and where it stops. */
+static void expected_round(const struct migrate_block_row *r, unsigned int *isolated,
+			   uint64_t *stop)
+{
+	unsigned int order_pages = 1u << ORDER;
+
+	if (r->async && r->n) {
+		/* The first order block that isolated anything ends the round. */
+		*isolated = r->n < order_pages ? r->n : order_pages;
+		*stop = BLOCK + order_pages;
+	} else if (!r->async && !r->finish && r->n >= COMPACT_CLUSTER_MAX) {
+		*isolated = COMPACT_CLUSTER_MAX;
+		*stop = BLOCK + COMPACT_CLUSTER_MAX;
+	} else {
+		*isolated = r->n;
+		*stop = BLOCK + 64;
+	}
+}
+
+/* Every page an order-0 movable fill page, then [BLOCK + n, BLOCK + 64) freed. */
+static struct mm_sim *block_with_movable_prefix(unsigned int n)
+{
+	struct mm_op op = {.kind = MM_OP_FILL,
+			   .fill = {.node = -1, .zone = ZONE_NORMAL, .pages = (uint16_t)MAX_NR}};
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	cfg_tiny(&cfg, 1, 7, 6);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, MAX_NR, MAX_NR);
+	sim = sim_new(&cfg);
+	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
+	sim->serial = true; /* compaction runs on one thread, as the executor runs it */
+	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 0);
+	ck_assert_uint_eq(mm_fill_live(sim), MAX_NR);
+	for (uint32_t i = 0; i < sim->compact->nr_fill; i++) {
+		struct mm_handle *h = &sim->compact->fill[i];
+
+		if (h->pfn < (long long)(BLOCK + n) || h->pfn >= (long long)(BLOCK + 64))
+			continue;
+		mm_free_pages(sim, (uint64_t)h->pfn, h->order, OWNER_FILL | i, h->gen);
+		h->pfn = -1;
+	}
+	ck_assert_uint_eq(mm_fill_live(sim), MAX_NR - 64 + n);
+	return sim;
+}
+
+START_TEST(test_migrate_block_stop_table)
+{
+	const struct migrate_block_row *r = &migrate_block_rows[_i];
+	struct mm_sim *sim = block_with_movable_prefix(r->n);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	uint32_t isolated[MAX_NR];
+	struct compact_control cc = {
+		.zone = z,
+		.order = ORDER,
+		.search_order = ORDER,
+		.migratetype = MIGRATE_MOVABLE,
+		.mode = r->async ? MM_MIGRATE_ASYNC : MM_MIGRATE_SYNC_LIGHT,
+		.direct_compaction = r->async,
+		.finish_pageblock = r->finish,
+		.migrate_pfn = BLOCK,
+		.free_pfn = 192,
+		.fast_found_pfn = UINT64_MAX,
+		.migratepages = isolated,
+	};
+	unsigned int want_isolated;
+	uint64_t want_stop, want_cached0, want_cached1;
+	bool block_done;
+
+	expected_round(r, &want_isolated, &want_stop);
+	block_done = want_stop == BLOCK + 64 && (!want_isolated || r->finish);
+	want_cached0 = block_done ? BLOCK + 128 : z->compact_cached_migrate_pfn[0];
+	want_cached1 = block_done && !r->async ? BLOCK + 128 : z->compact_cached_migrate_pfn[1];
+
+	compact_check_pass_begin(&cc);
+	ck_assert_int_eq(isolate_migratepages(&cc), want_isolated ? ISOLATE_SUCCESS : ISOLATE_NONE);
+	ck_assert_msg(cc.nr_migratepages == want_isolated && cc.migrate_pfn == want_stop,
+		      "row %d (%u movable, finish %d, %s): %lu isolated, stopped at %llu; "
+		      "want %u, %llu",
+		      _i, r->n, r->finish, r->async ? "async direct" : "sync light",
+		      cc.nr_migratepages, (unsigned long long)cc.migrate_pfn, want_isolated,
+		      (unsigned long long)want_stop);
+	for (unsigned int i = 0; i < want_isolated; i++)
+		ck_assert_uint_eq(isolated[i], BLOCK + i);
+	/* The first LRU page test-and-sets the bit; an empty block is marked at its end. */
+	ck_assert_msg(get_pageblock_skip(sim, BLOCK), "row %d: block %u not marked", _i, BLOCK);
+	ck_assert_msg(z->compact_cached_migrate_pfn[0] == want_cached0 &&
+			      z->compact_cached_migrate_pfn[1] == want_cached1,
+		      "row %d: cached migrate pfns %llu, %llu; want %llu, %llu", _i,
+		      (unsigned long long)z->compact_cached_migrate_pfn[0],
+		      (unsigned long long)z->compact_cached_migrate_pfn[1],
+		      (unsigned long long)want_cached0, (unsigned long long)want_cached1);
+	putback_movable_pages(&cc);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+static Suite *migrate_block_suite(void)
+{
+	Suite *s = suite_create("compaction_migrate_block");
+	TCase *tc = tcase_create("stop");
+
+	tcase_add_loop_test(tc, test_migrate_block_stop_table, 0,
+			    (int)ARRAY_SIZE(migrate_block_rows));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(migrate_block_suite());
+}
