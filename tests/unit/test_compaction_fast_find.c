@@ -186,12 +186,85 @@ START_TEST(test_fast_find_migrateblock_table)
 }
 END_TEST
 
+/*
+ * The block fast_find_migrateblock() returns must be scanned: the search
+ * relies on the skip bit the scan leaves to avoid finding it again
+ * (7efc3b726103, then "Finish pageblocks on complete migration failure").
+ * isolate_migratepages() passes over it only if it is no suitable source:
+ * in async direct compaction a block that is not MOVABLE. Block 64 has its
+ * free order-3 block at 72 on the MOVABLE list but is retyped UNMOVABLE
+ * behind the lists' back, by hand: the model files a free block by its
+ * block's type, so only a bug leaves that state. The scanner moves on to
+ * block 96, and the pass must report INV-COMPACT-FASTFIND-UNSCANNED for
+ * 64 (the check at the end of isolate_migratepages()). Left MOVABLE,
+ * block 64 is scanned and nothing is reported.
+ */
+START_TEST(test_fast_found_block_passed_over_is_reported)
+{
+	bool retyped = _i;
+	struct mm_op fill = {.kind = MM_OP_FILL,
+			     .fill = {.node = -1, .zone = ZONE_NORMAL, .order = 3, .pages = 32}};
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct vrec vr;
+
+	cfg_tiny(&cfg, 1, 6, 5);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, FF_PAGES, FF_PAGES);
+	sim = sim_new(&cfg);
+	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
+	sim->serial = true;
+	ck_assert_int_eq(mm_apply_op(sim, &fill, NULL, 0, 0), 0);
+	for (uint32_t s = 0; s < sim->compact->nr_fill; s++) {
+		struct mm_handle *h = &sim->compact->fill[s];
+
+		if (h->pfn == 72) {
+			mm_free_pages(sim, 72, 3, OWNER_FILL | s, h->gen);
+			h->pfn = -1;
+		}
+	}
+	ck_assert(sim->mem_map[72].state == PG_BUDDY && sim->mem_map[72].order == 3);
+	if (retyped) /* the type bits alone: the free block stays on the MOVABLE list */
+		set_pageblock_migratetype(sim, 64, MIGRATE_UNMOVABLE);
+	sim_record(sim, &vr);
+
+	struct compact_control cc = {
+		.zone = &sim->node_data[0]->node_zones[ZONE_NORMAL],
+		.order = 6,
+		.search_order = 6,
+		.migratetype = MIGRATE_MOVABLE,
+		.mode = MM_MIGRATE_ASYNC,
+		.direct_compaction = true,
+		.whole_zone = true, /* a pass from the zone start, as compact_zone() sets it */
+		.migrate_pfn = 0,
+		.free_pfn = FF_FREE_PFN,
+		.fast_found_pfn = UINT64_MAX,
+	};
+	uint32_t isolated[FF_PAGES];
+
+	cc.migratepages = isolated;
+	compact_check_pass_begin(&cc);
+	isolate_migratepages(&cc);
+	putback_movable_pages(&cc);
+	ck_assert_msg(cc.migrate_pfn >= (retyped ? 96 : 64), "scanner at %llu",
+		      (unsigned long long)cc.migrate_pfn);
+	if (retyped)
+		ck_assert_msg(vrec_has(&vr, "INV-COMPACT-FASTFIND-UNSCANNED"),
+			      "block 64 found and passed over, not reported (%u reports)", vr.n);
+	else
+		ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *fast_find_suite(void)
 {
 	Suite *s = suite_create("compaction_fast_find");
 	TCase *tc = tcase_create("table");
 
 	tcase_add_loop_test(tc, test_fast_find_migrateblock_table, 0, (int)ARRAY_SIZE(ff_rows));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("unscanned");
+	tcase_add_loop_test(tc, test_fast_found_block_passed_over_is_reported, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
