@@ -17,9 +17,14 @@
  *     sync mode (update_cached_migrate()); the end of the block is the next
  *     block's first pfn, so that is the end of the next block: 192 here.
  *
+ * A compound page (an allocation of order > 0) is stepped over whole and
+ * is no source (a failure: in async direct compaction it drops its whole
+ * cc->order block, so the rows with one run sync light).
+ *
  * The machine: one Normal zone [0, 256), 64-page pageblocks. Every page
- * is an order-0 movable fill page; in block [64, 128) the first n stay
- * and the rest are freed (they merge into aligned buddy blocks that the
+ * is an order-0 movable fill page; block [64, 128) may start with a
+ * compound page of a row's order, then the row's n movable pages stay and
+ * the rest are freed (they merge into aligned buddy blocks that the
  * scanner steps over). The round starts at pfn 64 with the free scanner
  * at 192, order 3 (no fast search). A 32-page block, as the other tests
  * use, ends exactly where the 32-page stop falls, so it cannot tell the
@@ -33,18 +38,21 @@
 #define MAX_NR 256u /* pages in the zone */
 
 struct migrate_block_row {
-	unsigned int n; /* movable pages at the start of the block */
-	bool finish;	/* cc->finish_pageblock */
-	bool async;	/* async direct compaction, else sync light (not direct) */
+	unsigned int n;	       /* movable pages at the start of the block */
+	bool finish;	       /* cc->finish_pageblock */
+	bool async;	       /* async direct compaction, else sync light (not direct) */
+	unsigned int compound; /* order of a compound page at the block's start, 0: none */
 };
 
 static const struct migrate_block_row migrate_block_rows[] = {
-	{0, false, false},  {1, false, false},	{8, false, false},  {9, false, false},
-	{31, false, false}, {32, false, false}, {33, false, false}, {64, false, false},
-	{0, true, false},   {1, true, false},	{31, true, false},  {32, true, false},
-	{33, true, false},  {64, true, false},	{0, false, true},   {1, false, true},
-	{7, false, true},   {8, false, true},	{9, false, true},   {33, false, true},
-	{64, false, true},  {0, true, true},	{8, true, true},    {64, true, true},
+	{0, false, false, 0},  {1, false, false, 0},  {8, false, false, 0},  {9, false, false, 0},
+	{31, false, false, 0}, {32, false, false, 0}, {33, false, false, 0}, {64, false, false, 0},
+	{0, true, false, 0},   {1, true, false, 0},   {31, true, false, 0},  {32, true, false, 0},
+	{33, true, false, 0},  {64, true, false, 0},  {0, false, true, 0},   {1, false, true, 0},
+	{7, false, true, 0},   {8, false, true, 0},   {9, false, true, 0},   {33, false, true, 0},
+	{64, false, true, 0},  {0, true, true, 0},    {8, true, true, 0},    {64, true, true, 0},
+	{40, false, false, 2}, {10, false, false, 2}, {5, false, false, 1},  {56, true, false, 3},
+	{31, false, false, 5},
 };
 
 /* The round as the kernel's rule has it: pages isolated and where it stops. */
@@ -52,6 +60,7 @@ static void expected_round(const struct migrate_block_row *r, unsigned int *isol
 			   uint64_t *stop)
 {
 	unsigned int order_pages = 1u << ORDER;
+	uint64_t first = BLOCK + (r->compound ? 1u << r->compound : 0);
 
 	if (r->async && r->n) {
 		/* The first order block that isolated anything ends the round. */
@@ -59,16 +68,35 @@ static void expected_round(const struct migrate_block_row *r, unsigned int *isol
 		*stop = BLOCK + order_pages;
 	} else if (!r->async && !r->finish && r->n >= COMPACT_CLUSTER_MAX) {
 		*isolated = COMPACT_CLUSTER_MAX;
-		*stop = BLOCK + COMPACT_CLUSTER_MAX;
+		*stop = first + COMPACT_CLUSTER_MAX;
 	} else {
 		*isolated = r->n;
 		*stop = BLOCK + 64;
 	}
 }
 
-/* Every page an order-0 movable fill page, then [BLOCK + n, BLOCK + 64) freed. */
-static struct mm_sim *block_with_movable_prefix(unsigned int n)
+/* Frees the order-0 fill pages of [lo, hi). */
+static void free_fill_range(struct mm_sim *sim, uint64_t lo, uint64_t hi)
 {
+	for (uint32_t i = 0; i < sim->compact->nr_fill; i++) {
+		struct mm_handle *h = &sim->compact->fill[i];
+
+		if (h->pfn < (long long)lo || h->pfn >= (long long)hi)
+			continue;
+		mm_free_pages(sim, (uint64_t)h->pfn, h->order, OWNER_FILL | i, h->gen);
+		h->pfn = -1;
+	}
+}
+
+/*
+ * Every page an order-0 movable fill page; a compound page of order
+ * compound at BLOCK (when not 0), n movable pages after it, the rest of
+ * the block freed.
+ */
+static struct mm_sim *block_layout(unsigned int compound, unsigned int n)
+{
+	uint64_t first = BLOCK + (compound ? 1u << compound : 0);
+
 	struct mm_op op = {.kind = MM_OP_FILL,
 			   .fill = {.node = -1, .zone = ZONE_NORMAL, .pages = (uint16_t)MAX_NR}};
 	struct mm_config cfg;
@@ -81,14 +109,17 @@ static struct mm_sim *block_with_movable_prefix(unsigned int n)
 	sim->serial = true; /* compaction runs on one thread, as the executor runs it */
 	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 0);
 	ck_assert_uint_eq(mm_fill_live(sim), MAX_NR);
-	for (uint32_t i = 0; i < sim->compact->nr_fill; i++) {
-		struct mm_handle *h = &sim->compact->fill[i];
+	if (compound) {
+		/* the only free pages: with no watermark to meet the block lands there */
+		uint32_t gen;
 
-		if (h->pfn < (long long)(BLOCK + n) || h->pfn >= (long long)(BLOCK + 64))
-			continue;
-		mm_free_pages(sim, (uint64_t)h->pfn, h->order, OWNER_FILL | i, h->gen);
-		h->pfn = -1;
+		free_fill_range(sim, BLOCK, first);
+		ck_assert_int_eq(mm_alloc_pages(sim, compound,
+						MM_GFP_MEMALLOC | MM_GFP_KERNEL | MM_GFP_MOVABLE, 0,
+						7, &gen),
+				 BLOCK);
 	}
+	free_fill_range(sim, first + n, BLOCK + 64);
 	ck_assert_uint_eq(mm_fill_live(sim), MAX_NR - 64 + n);
 	return sim;
 }
@@ -96,7 +127,7 @@ static struct mm_sim *block_with_movable_prefix(unsigned int n)
 START_TEST(test_migrate_block_stop_table)
 {
 	const struct migrate_block_row *r = &migrate_block_rows[_i];
-	struct mm_sim *sim = block_with_movable_prefix(r->n);
+	struct mm_sim *sim = block_layout(r->compound, r->n);
 	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 	uint32_t isolated[MAX_NR];
 	struct compact_control cc = {
@@ -130,7 +161,7 @@ START_TEST(test_migrate_block_stop_table)
 		      cc.nr_migratepages, (unsigned long long)cc.migrate_pfn, want_isolated,
 		      (unsigned long long)want_stop);
 	for (unsigned int i = 0; i < want_isolated; i++)
-		ck_assert_uint_eq(isolated[i], BLOCK + i);
+		ck_assert_uint_eq(isolated[i], BLOCK + (r->compound ? 1u << r->compound : 0) + i);
 	/* The first LRU page test-and-sets the bit; an empty block is marked at its end. */
 	ck_assert_msg(get_pageblock_skip(sim, BLOCK), "row %d: block %u not marked", _i, BLOCK);
 	ck_assert_msg(z->compact_cached_migrate_pfn[0] == want_cached0 &&
