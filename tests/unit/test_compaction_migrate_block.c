@@ -90,12 +90,12 @@ static void free_fill_range(struct mm_sim *sim, uint64_t lo, uint64_t hi)
 
 /*
  * Every page an order-0 movable fill page; a compound page of order
- * compound at BLOCK (when not 0), n movable pages after it, the rest of
- * the block freed.
+ * compound (when not 0) at BLOCK + pre (aligned to it), n movable pages
+ * after it, the rest of the block freed.
  */
-static struct mm_sim *block_layout(unsigned int compound, unsigned int n)
+static struct mm_sim *block_layout(unsigned int pre, unsigned int compound, unsigned int n)
 {
-	uint64_t first = BLOCK + (compound ? 1u << compound : 0);
+	uint64_t at = BLOCK + pre, first = at + (compound ? 1u << compound : 0);
 
 	struct mm_op op = {.kind = MM_OP_FILL,
 			   .fill = {.node = -1, .zone = ZONE_NORMAL, .pages = (uint16_t)MAX_NR}};
@@ -113,21 +113,21 @@ static struct mm_sim *block_layout(unsigned int compound, unsigned int n)
 		/* the only free pages: with no watermark to meet the block lands there */
 		uint32_t gen;
 
-		free_fill_range(sim, BLOCK, first);
+		free_fill_range(sim, at, first);
 		ck_assert_int_eq(mm_alloc_pages(sim, compound,
 						MM_GFP_MEMALLOC | MM_GFP_KERNEL | MM_GFP_MOVABLE, 0,
 						7, &gen),
-				 BLOCK);
+				 (long long)at);
 	}
 	free_fill_range(sim, first + n, BLOCK + 64);
-	ck_assert_uint_eq(mm_fill_live(sim), MAX_NR - 64 + n);
+	ck_assert_uint_eq(mm_fill_live(sim), MAX_NR - 64 + pre + n);
 	return sim;
 }
 
 START_TEST(test_migrate_block_stop_table)
 {
 	const struct migrate_block_row *r = &migrate_block_rows[_i];
-	struct mm_sim *sim = block_layout(r->compound, r->n);
+	struct mm_sim *sim = block_layout(0, r->compound, r->n);
 	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 	uint32_t isolated[MAX_NR];
 	struct compact_control cc = {
@@ -176,6 +176,45 @@ START_TEST(test_migrate_block_stop_table)
 }
 END_TEST
 
+/*
+ * Async direct compaction gives up a cc->order block at its first failure
+ * and puts back what it isolated from it (putback_movable_pages(): the
+ * list empties, cc->nr_migratepages 0), then goes on at the next one.
+ * Block 64: movable 64 and 65, a compound page at [66, 68), movable
+ * [68, 88). Order 3: 64 and 65 are isolated, 66 fails, both go back and
+ * the scan resumes at 72; [72, 80) is isolated whole and the round stops
+ * at 80 to migrate it. So eight sources, 72 to 79, and none of 64, 65.
+ */
+START_TEST(test_async_failure_puts_back_its_order_block)
+{
+	struct mm_sim *sim = block_layout(2, 1, 20);
+	uint32_t isolated[MAX_NR];
+	struct compact_control cc = {
+		.zone = &sim->node_data[0]->node_zones[ZONE_NORMAL],
+		.order = ORDER,
+		.search_order = ORDER,
+		.migratetype = MIGRATE_MOVABLE,
+		.mode = MM_MIGRATE_ASYNC,
+		.direct_compaction = true,
+		.migrate_pfn = BLOCK,
+		.free_pfn = 192,
+		.fast_found_pfn = UINT64_MAX,
+		.migratepages = isolated,
+	};
+
+	compact_check_pass_begin(&cc);
+	ck_assert_int_eq(isolate_migratepages(&cc), ISOLATE_SUCCESS);
+	ck_assert_uint_eq(cc.nr_migratepages, 8);
+	ck_assert_uint_eq(cc.migrate_pfn, BLOCK + 16);
+	for (unsigned int i = 0; i < 8; i++)
+		ck_assert_uint_eq(isolated[i], BLOCK + 8 + i);
+	putback_movable_pages(&cc);
+	ck_assert_uint_eq(cc.nr_migratepages, 0);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *migrate_block_suite(void)
 {
 	Suite *s = suite_create("compaction_migrate_block");
@@ -183,6 +222,7 @@ static Suite *migrate_block_suite(void)
 
 	tcase_add_loop_test(tc, test_migrate_block_stop_table, 0,
 			    (int)ARRAY_SIZE(migrate_block_rows));
+	tcase_add_test(tc, test_async_failure_puts_back_its_order_block);
 	suite_add_tcase(s, tc);
 	return s;
 }
