@@ -38,7 +38,7 @@
 #define MAX_NR 256u /* pages in the zone */
 
 struct migrate_block_row {
-	unsigned int n;	       /* movable pages at the start of the block */
+	unsigned int n;	       /* movable pages at the block start (after the compound page) */
 	bool finish;	       /* cc->finish_pageblock */
 	bool async;	       /* async direct compaction, else sync light (not direct) */
 	unsigned int compound; /* order of a compound page at the block's start, 0: none */
