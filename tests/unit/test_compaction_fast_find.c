@@ -31,8 +31,7 @@
  * = 96; from migrate_pfn 32 it is start(32 + 24) = 32. Every page not in
  * a row's blocks is allocated, so nothing merges.
  */
-#include "common.h"
-#include "internal.h"
+#include "test_compaction_machine.h"
 
 #define FF_PAGES    256
 #define FF_FREE_PFN 224
@@ -132,34 +131,10 @@ static void ff_assert_list(struct mm_sim *sim, const char *name, unsigned int or
 	ck_assert_msg(i == n, "%s: order-%u list holds %u entries, want %u", name, order, i, n);
 }
 
-/*
- * One node, one CPU, a Normal zone [0, FF_PAGES) in 32-page pageblocks, no
- * pcp, serial, filled with movable fill blocks of order.
- */
-static struct mm_sim *ff_machine(unsigned int order)
-{
-	struct mm_op fill = {.kind = MM_OP_FILL,
-			     .fill = {.node = -1,
-				      .zone = ZONE_NORMAL,
-				      .order = (uint8_t)order,
-				      .pages = (uint16_t)(FF_PAGES >> order)}};
-	struct mm_config cfg;
-	struct mm_sim *sim;
-
-	cfg_tiny(&cfg, 1, 6, 5);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, FF_PAGES, FF_PAGES);
-	sim = sim_new(&cfg);
-	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
-	sim->serial = true;
-	ck_assert_int_eq(mm_apply_op(sim, &fill, NULL, 0, 0), 0);
-	ck_assert_uint_eq(mm_fill_live(sim), FF_PAGES >> order);
-	return sim;
-}
-
 START_TEST(test_fast_find_migrateblock_table)
 {
 	const struct fast_find_row *r = &ff_rows[_i];
-	struct mm_sim *sim = ff_machine(0);
+	struct mm_sim *sim = compaction_table_machine(6, 5, 0, FF_PAGES);
 	uint64_t ret;
 
 	for (unsigned int i = 0; i < ff_len(r->o4); i++)
@@ -217,7 +192,7 @@ END_TEST
 START_TEST(test_fast_found_block_passed_over_is_reported)
 {
 	bool retyped = _i;
-	struct mm_sim *sim = ff_machine(3);
+	struct mm_sim *sim = compaction_table_machine(6, 5, 3, FF_PAGES);
 	struct vrec vr;
 
 	for (uint32_t s = 0; s < sim->compact->nr_fill; s++) {

@@ -29,8 +29,7 @@
  * the order-0 watermark that __isolate_free_page() asks for. cc->order 0
  * (no fast search), migrate_pfn 0, free_pfn 224.
  */
-#include "common.h"
-#include "internal.h"
+#include "test_compaction_machine.h"
 
 #define FS_PAGES 256
 #define FS_MAX	 4
@@ -81,23 +80,13 @@ static void free_pages_at(struct mm_sim *sim, const uint32_t *pfns, unsigned int
 START_TEST(test_free_scanner_table)
 {
 	const struct free_scan_row *r = &fs_rows[_i];
-	struct mm_op fill = {.kind = MM_OP_FILL,
-			     .fill = {.node = -1, .zone = ZONE_NORMAL, .pages = FS_PAGES}};
 	struct mm_op refresh = {.kind = MM_OP_STAT_REFRESH};
 	uint32_t low[16], targets[FS_PAGES], sources[FS_PAGES] = {0};
 	unsigned int n_free = 0, n_taken = 0;
-	struct mm_config cfg;
-	struct mm_sim *sim;
-	struct zone *z;
+	struct mm_sim *sim = compaction_table_machine(6, 5, 0, FS_PAGES);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 	struct vrec vr;
 
-	cfg_tiny(&cfg, 1, 6, 5);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, FS_PAGES, FS_PAGES);
-	sim = sim_new(&cfg);
-	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
-	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
-	sim->serial = true;
-	ck_assert_int_eq(mm_apply_op(sim, &fill, NULL, 0, 0), 0);
 	for (unsigned int i = 0; i < 16; i++)
 		low[i] = 2 * i;
 	free_pages_at(sim, low, 16);

@@ -30,8 +30,7 @@
  * use, ends exactly where the 32-page stop falls, so it cannot tell the
  * stop from the end of the block.
  */
-#include "common.h"
-#include "internal.h"
+#include "test_compaction_machine.h"
 
 #define BLOCK  64u  /* the block the round scans: [BLOCK, BLOCK + 64) */
 #define ORDER  3    /* cc->order: async direct stops at 8-page boundaries */
@@ -96,19 +95,8 @@ static void free_fill_range(struct mm_sim *sim, uint64_t lo, uint64_t hi)
 static struct mm_sim *block_layout(unsigned int pre, unsigned int compound, unsigned int n)
 {
 	uint64_t at = BLOCK + pre, first = at + (compound ? 1u << compound : 0);
+	struct mm_sim *sim = compaction_table_machine(7, 6, 0, MAX_NR);
 
-	struct mm_op op = {.kind = MM_OP_FILL,
-			   .fill = {.node = -1, .zone = ZONE_NORMAL, .pages = (uint16_t)MAX_NR}};
-	struct mm_config cfg;
-	struct mm_sim *sim;
-
-	cfg_tiny(&cfg, 1, 7, 6);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, MAX_NR, MAX_NR);
-	sim = sim_new(&cfg);
-	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
-	sim->serial = true; /* compaction runs on one thread, as the executor runs it */
-	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 0);
-	ck_assert_uint_eq(mm_fill_live(sim), MAX_NR);
 	if (compound) {
 		/* the only free pages: with no watermark to meet the block lands there */
 		uint32_t gen;
@@ -124,25 +112,34 @@ static struct mm_sim *block_layout(unsigned int pre, unsigned int compound, unsi
 	return sim;
 }
 
+/* One round from BLOCK, order 3, the free scanner at 192: async direct or sync light. */
+static struct compact_control round_control(struct zone *z, bool async, bool finish,
+					    uint32_t *isolated)
+{
+	struct compact_control cc = {
+		.zone = z,
+		.order = ORDER,
+		.search_order = ORDER,
+		.migratetype = MIGRATE_MOVABLE,
+		.mode = async ? MM_MIGRATE_ASYNC : MM_MIGRATE_SYNC_LIGHT,
+		.direct_compaction = async,
+		.finish_pageblock = finish,
+		.migrate_pfn = BLOCK,
+		.free_pfn = 192,
+		.fast_found_pfn = UINT64_MAX,
+		.migratepages = isolated,
+	};
+
+	return cc;
+}
+
 START_TEST(test_migrate_block_stop_table)
 {
 	const struct migrate_block_row *r = &migrate_block_rows[_i];
 	struct mm_sim *sim = block_layout(0, r->compound, r->n);
 	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 	uint32_t isolated[MAX_NR];
-	struct compact_control cc = {
-		.zone = z,
-		.order = ORDER,
-		.search_order = ORDER,
-		.migratetype = MIGRATE_MOVABLE,
-		.mode = r->async ? MM_MIGRATE_ASYNC : MM_MIGRATE_SYNC_LIGHT,
-		.direct_compaction = r->async,
-		.finish_pageblock = r->finish,
-		.migrate_pfn = BLOCK,
-		.free_pfn = 192,
-		.fast_found_pfn = UINT64_MAX,
-		.migratepages = isolated,
-	};
+	struct compact_control cc = round_control(z, r->async, r->finish, isolated);
 	unsigned int want_isolated;
 	uint64_t want_stop, want_cached0, want_cached1;
 	bool block_done;
@@ -189,18 +186,8 @@ START_TEST(test_async_failure_puts_back_its_order_block)
 {
 	struct mm_sim *sim = block_layout(2, 1, 20);
 	uint32_t isolated[MAX_NR];
-	struct compact_control cc = {
-		.zone = &sim->node_data[0]->node_zones[ZONE_NORMAL],
-		.order = ORDER,
-		.search_order = ORDER,
-		.migratetype = MIGRATE_MOVABLE,
-		.mode = MM_MIGRATE_ASYNC,
-		.direct_compaction = true,
-		.migrate_pfn = BLOCK,
-		.free_pfn = 192,
-		.fast_found_pfn = UINT64_MAX,
-		.migratepages = isolated,
-	};
+	struct compact_control cc =
+		round_control(&sim->node_data[0]->node_zones[ZONE_NORMAL], true, false, isolated);
 
 	compact_check_pass_begin(&cc);
 	ck_assert_int_eq(isolate_migratepages(&cc), ISOLATE_SUCCESS);
