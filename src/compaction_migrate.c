@@ -339,13 +339,14 @@ uint64_t fast_find_migrateblock(struct compact_control *cc)
 			uint32_t next = pfn_to_page(sim, p)->lru.next;
 			if (nr_scanned++ >= limit) {
 				/* move_freelist_tail(): what was looked at goes to the tail */
-				if (p != *head && next != PFN_NIL)
+				if (next != PFN_NIL)
 					pfn_list_rotate_to(sim, head, tail, next);
 				break;
 			}
 			if (p >= high_pfn || (get_pageblock_skip(sim, p) && !cc->skip_bits_ignored))
 				continue;
-			if (p != *head && next != PFN_NIL)
+			/* p too, even at the head: the list moves unless p is its last */
+			if (next != PFN_NIL)
 				pfn_list_rotate_to(sim, head, tail, next);
 			update_fast_start_pfn(cc, p);
 			pfn = pageblock_start_pfn(sim, p);
