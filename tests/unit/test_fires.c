@@ -860,24 +860,22 @@ static struct mm_sim *fire_compact_rounds(struct vfirst *r, struct where *w)
 
 /*
  * The round backstop's bound at every order, direct async or not, on a
- * 1024-page zone of two 512-page pageblocks (max_order 10): a round moves
- * the migration scanner at least COMPACT_CLUSTER_MAX (32) pfns, or in
- * async direct compaction at least a cc->order block when that is
- * smaller, so the pass may run 2 * 4 * (1024 / step + 2 + 1) rounds and
- * the next one is reported with that bound.
+ * zone of `pages` pfns in 512-page pageblocks (max_order 10): a round
+ * moves the migration scanner at least COMPACT_CLUSTER_MAX (32) pfns, or
+ * in async direct compaction at least a cc->order block when that is
+ * smaller, so the pass may run 2 * 4 * (pages / step + blocks + 1)
+ * rounds and the next one is reported with that bound.
  */
-START_TEST(test_compact_round_bound)
+static void round_bound_row(unsigned int order, bool direct, uint64_t pages, unsigned long blocks)
 {
-	unsigned int order = (unsigned int)_i / 2;
-	bool direct = _i % 2;
 	unsigned long step = direct && (1UL << order) < 32 ? 1UL << order : 32;
-	unsigned long want = 2 * 4 * (1024 / step + 2 + 1), rounds = 0;
+	unsigned long want = 2 * 4 * (pages / step + blocks + 1), rounds = 0;
 	struct vfirst r = {.want = "INV-COMPACT-RESCAN"};
 	struct compact_control cc;
 	struct mm_config cfg;
 
 	cfg_tiny(&cfg, 1, 10, 9);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 1024, 1024);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, pages, pages);
 	struct mm_sim *sim = sim_new(&cfg);
 	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
 
@@ -892,11 +890,18 @@ START_TEST(test_compact_round_bound)
 	record(sim, &r);
 	while (rounds < 10000 && compact_check_round(&cc))
 		rounds++;
-	ck_assert_msg(rounds == want, "order %u, direct %d: %lu rounds, want %lu", order, direct,
-		      rounds, want);
+	ck_assert_msg(rounds == want, "order %u, direct %d, %llu pages: %lu rounds, want %lu",
+		      order, direct, (unsigned long long)pages, rounds, want);
 	ck_assert(r.seen);
 	ck_assert_int_eq(r.v.expected, (long long)want);
 	mm_sim_destroy(sim);
+}
+
+/* Two whole pageblocks; then a third of one page, which the block count must see. */
+START_TEST(test_compact_round_bound)
+{
+	round_bound_row((unsigned int)_i / 2, _i % 2, 1024, 2);
+	round_bound_row((unsigned int)_i / 2, _i % 2, 1025, 3);
 }
 END_TEST
 
