@@ -753,6 +753,28 @@ START_TEST(test_counter_op_arms_full_check)
 }
 END_TEST
 
+/*
+ * A charge that went through checks vm_committed_as at once (mm_mmap()'s
+ * _mm_committed_check()), before any full scan: a count moved behind the
+ * checker's back is reported by the next successful mmap.
+ */
+START_TEST(test_mmap_checks_committed)
+{
+	struct mm_sim *sim = counters_sim(2, NULL);
+	struct vrec vr;
+
+	sim->serial = true; /* as the executor runs it: the per-op checks are serial */
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
+	sim_record(sim, &vr);
+	sim->pcc->vm_committed_as.count += 3;
+	ck_assert_int_eq(mm_mmap(sim, 0, 8, MM_ANONPAGES, 0), 0);
+	ck_assert_msg(vrec_has(&vr, "INV-PCPU-SUM"), "%u reports after the mmap", vr.n);
+	sim->pcc->vm_committed_as.count -= 3;
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *counters_suite(void)
 {
 	Suite *s = suite_create("counters");
@@ -784,6 +806,7 @@ static Suite *counters_suite(void)
 	tcase_add_test(tc, test_overcommit_never);
 	tcase_add_test(tc, test_policy_switch_no_sync);
 	tcase_add_loop_test(tc, test_counter_op_arms_full_check, 0, (int)ARRAY_SIZE(touching_ops));
+	tcase_add_test(tc, test_mmap_checks_committed);
 	suite_add_tcase(s, tc);
 	return s;
 }
