@@ -181,6 +181,8 @@ START_TEST(test_inc_dec_overstep)
 	for (int i = 0; i < 10; i++)
 		__inc_zone_state(z, NR_FREE_PAGES);
 	expect_diff(z, base, 0, 10);
+	/* the threshold a step ran under is what INV-VMSTAT-DIFF bounds the diff by */
+	ck_assert_int_eq(z->per_cpu_zonestats[0].update_threshold[NR_FREE_PAGES], 10);
 	__inc_zone_state(z, NR_FREE_PAGES);
 	expect_diff(z, base, 16, -5);
 	for (int i = 0; i < 15; i++)
@@ -189,6 +191,9 @@ START_TEST(test_inc_dec_overstep)
 	__inc_zone_state(z, NR_FREE_PAGES);
 	expect_diff(z, base, 32, -5); /* 27 increments: 32 - 5 */
 
+	base = diff_setup(z, 7);
+	__dec_zone_state(z, NR_FREE_PAGES);
+	ck_assert_int_eq(z->per_cpu_zonestats[0].update_threshold[NR_FREE_PAGES], 7);
 	base = diff_setup(z, 10);
 	for (int i = 0; i < 11; i++)
 		__dec_zone_state(z, NR_FREE_PAGES);
