@@ -397,8 +397,9 @@ static bool unreserve_highatomic_pageblock(struct mm_sim *sim, const struct allo
 }
 
 /*
- * At the admission, what the estimate the check read may be off by: the
- * CPUs' diffs, each within the threshold of its last update. Taken now,
+ * What the estimate the admission read may be off by: the CPUs' diffs,
+ * each within the threshold of its last update. rmqueue() takes it before
+ * the buddy path, where nothing has changed since the admission, and
  * before the allocation's own update folds a diff under a newer, smaller
  * threshold. O(CPUs) only when the block would leave the floor behind.
  */
