@@ -775,6 +775,31 @@ START_TEST(test_mmap_checks_committed)
 }
 END_TEST
 
+/*
+ * So are the mm's rss counters (check_mm_counters() after an mmap and a
+ * munmap), at once: an rss count moved behind the checker's back is
+ * reported by each, before any full scan.
+ */
+START_TEST(test_mmap_checks_rss)
+{
+	struct mm_sim *sim = counters_sim(2, NULL);
+	struct vrec vr;
+
+	sim->serial = true;
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
+	sim_record(sim, &vr);
+	sim->pcc->mm[0].rss_stat[MM_FILEPAGES].count += 3;
+	ck_assert_int_eq(mm_mmap(sim, 0, 8, MM_ANONPAGES, 0), 0);
+	ck_assert_msg(vrec_has(&vr, "INV-PCPU-SUM"), "%u reports after the mmap", vr.n);
+	sim_record(sim, &vr);
+	ck_assert_int_eq(mm_munmap(sim, 0, 8, MM_ANONPAGES), 0);
+	ck_assert_msg(vrec_has(&vr, "INV-PCPU-SUM"), "%u reports after the munmap", vr.n);
+	sim->pcc->mm[0].rss_stat[MM_FILEPAGES].count -= 3;
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *counters_suite(void)
 {
 	Suite *s = suite_create("counters");
@@ -807,6 +832,7 @@ static Suite *counters_suite(void)
 	tcase_add_test(tc, test_policy_switch_no_sync);
 	tcase_add_loop_test(tc, test_counter_op_arms_full_check, 0, (int)ARRAY_SIZE(touching_ops));
 	tcase_add_test(tc, test_mmap_checks_committed);
+	tcase_add_test(tc, test_mmap_checks_rss);
 	suite_add_tcase(s, tc);
 	return s;
 }

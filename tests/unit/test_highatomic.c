@@ -155,6 +155,58 @@ START_TEST(test_unreserve_leaves_buddies_apart)
 }
 END_TEST
 
+/*
+ * 6.12's size: a free HIGHATOMIC block larger than a pageblock gives back
+ * each pageblock it spans, and no more. 1024 pages in pageblocks of 4,
+ * max_order 3, every page allocated in order-3 blocks; pageblocks 0-2
+ * reserved (12 pages, under the cap of 1024 / 100 + 4) and the block at
+ * 0-7 freed into the first two. An order-0 GFP_KERNEL request finds only
+ * highatomic pages, and before OOM the unreserve retypes 0-7: the reserve
+ * keeps pageblock 2's 4 pages, which INV-DERIVED-HIGHATOMIC counts too.
+ */
+START_TEST(test_unreserve_multiblock_buddy)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct vrec vr;
+	uint32_t gen[128], g;
+	long long first = -1;
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 1024, 1024);
+	sim = sim_new_buddy_only(&cfg);
+	mm_set_current_cpu(0);
+	struct zone *z = normal(sim);
+	unsigned int at0 = 128;
+	for (unsigned int i = 0; i < 128; i++) {
+		long long pfn =
+			mm_alloc_pages(sim, 3, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, i, &gen[i]);
+		ck_assert_int_ge(pfn, 0);
+		if (pfn == 0)
+			at0 = i;
+	}
+	ck_assert_uint_lt(at0, 128);
+	for (uint64_t pfn = 0; pfn < 12; pfn += 4)
+		set_pageblock_migratetype(sim, pfn, MIGRATE_HIGHATOMIC);
+	z->nr_reserved_highatomic = 12;
+	mm_free_pages(sim, 0, 3, at0, gen[at0]);
+	ck_assert_uint_eq(z->free_area[3].nr_free, 1);
+	ck_assert_int_eq(z->nr_free_highatomic, 8);
+	sim->serial = true;
+	sim_record(sim, &vr);
+
+	first = mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, 200, &g);
+	ck_assert_int_ge(first, 0);
+	ck_assert_int_lt(first, 8);
+	ck_assert_uint_eq(z->nr_reserved_highatomic, 4);
+	ck_assert_int_eq(get_pfnblock_migratetype(sim, 0), MIGRATE_UNMOVABLE);
+	ck_assert_int_eq(get_pfnblock_migratetype(sim, 8), MIGRATE_HIGHATOMIC);
+	mm_check_full(sim);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* The buddy check still catches two such blocks left apart without an unreserve. */
 START_TEST(test_apart_without_unreserve_fires)
 {
@@ -235,6 +287,7 @@ static Suite *highatomic_suite(void)
 	tcase_add_test(tc, test_unreserve_before_oom);
 	tcase_add_test(tc, test_costly_keeps_reserve);
 	tcase_add_test(tc, test_unreserve_leaves_buddies_apart);
+	tcase_add_test(tc, test_unreserve_multiblock_buddy);
 	tcase_add_test(tc, test_apart_without_unreserve_fires);
 	tcase_add_loop_test(tc, test_refusal_judged_under_lock, 0, (int)ARRAY_SIZE(locked_rows));
 	suite_add_tcase(s, tc);
