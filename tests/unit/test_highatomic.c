@@ -226,6 +226,78 @@ START_TEST(test_refusal_judged_under_lock)
 }
 END_TEST
 
+/*
+ * The locked recheck judges only a refusal that still stands under
+ * zone->lock. On RESERVED (78 pages free, all highatomic: none usable, low
+ * 80) an order-0 GFP_KERNEL request is refused; before it takes the lock
+ * for the recheck, another CPU takes it first and frees pageblock 0 (512
+ * pages, folded at once: more than any threshold). Under the lock the
+ * request then passes the mark: the refusal was a race, not the spurious
+ * OOM of c928807f6f6b, and nothing may be reported, although 590 - 78 =
+ * 512 usable pages are far above the mark (80, lowmem reserve 0), which a
+ * check judging a passing recheck would report.
+ */
+struct free_first {
+	struct zone *zone;
+	uint64_t pfn;
+	uint32_t owner, gen;
+	bool armed, fired;
+};
+
+/* The jitter point right after zone->lock is taken: the first one after arming. */
+static void free_before_recheck(void *arg)
+{
+	struct free_first *f = arg;
+
+	if (!f->armed || f->fired || !spin_is_held_by_me(&f->zone->lock))
+		return;
+	f->fired = true;
+	zone_unlock(f->zone); /* CPU 1 wins the lock first */
+	mm_set_current_cpu(1);
+	mm_free_pages(f->zone->sim, f->pfn, 9, f->owner, f->gen);
+	mm_set_current_cpu(0);
+	zone_lock(f->zone);
+}
+
+START_TEST(test_refusal_raced_by_free_not_judged)
+{
+	struct mm_exec *ex = mm_exec_create();
+	struct mm_exec_opts o;
+	struct mm_stats before, after;
+	struct vrec vr;
+	long failed;
+	uint32_t gen;
+
+	mm_exec_opts_default(&o);
+	ck_assert_int_eq(exec_text(ex, RESERVED "check\n", &o, &vr, &failed), 0);
+	struct mm_sim *sim = mm_exec_sim(ex);
+	struct zone *z = normal(sim);
+	ck_assert_uint_eq(z->nr_reserved_highatomic, 512);
+	ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], 78);
+	ck_assert_int_eq(sim->mem_map[0].state, PG_ALLOC); /* a0, pageblock 0 */
+	ck_assert_uint_eq(sim->mem_map[0].order, 9);
+	struct free_first f = {.zone = z,
+			       .pfn = 0,
+			       .owner = sim->mem_map[0].stamp.owner,
+			       .gen = sim->mem_map[0].stamp.gen,
+			       .armed = true};
+	sim->serial = false; /* the threaded form of the check */
+	sim_record(sim, &vr);
+	mm_set_jitter(sim, free_before_recheck, &f);
+	mm_set_current_cpu(0);
+	mm_sim_stats(sim, &before);
+	ck_assert_int_ge(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, 6, &gen), 0);
+	mm_sim_stats(sim, &after);
+	mm_set_jitter(sim, NULL, NULL);
+	/* refused before the free: once freed, the zone passes every mark */
+	ck_assert(f.fired);
+	ck_assert_uint_gt(after.wmark_refused, before.wmark_refused);
+	ck_assert_msg(!vrec_has(&vr, "INV-WMARK-HIGHATOMIC"), "%u reports, first: %s", vr.n,
+		      vr.first);
+	mm_exec_destroy(ex);
+}
+END_TEST
+
 static Suite *highatomic_suite(void)
 {
 	Suite *s = suite_create("highatomic");
@@ -237,6 +309,7 @@ static Suite *highatomic_suite(void)
 	tcase_add_test(tc, test_unreserve_leaves_buddies_apart);
 	tcase_add_test(tc, test_apart_without_unreserve_fires);
 	tcase_add_loop_test(tc, test_refusal_judged_under_lock, 0, (int)ARRAY_SIZE(locked_rows));
+	tcase_add_test(tc, test_refusal_raced_by_free_not_judged);
 	suite_add_tcase(s, tc);
 	return s;
 }
