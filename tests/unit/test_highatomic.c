@@ -298,6 +298,43 @@ START_TEST(test_refusal_raced_by_free_not_judged)
 }
 END_TEST
 
+/*
+ * should_reclaim_retry()'s last resort, by order: on RESERVED (78 pages
+ * free, all in the highatomic pageblock 1, as blocks of 2, 4, 8 and 64) a
+ * GFP_KERNEL request of any order fails every mark, reclaim making no
+ * progress. Up to PAGE_ALLOC_COSTLY_ORDER (3) the slow path unreserves the
+ * block before OOM (unreserve_highatomic_pageblock(ac, true)) and is then
+ * served from it; a costly order without __GFP_RETRY_MAYFAIL gives up
+ * first (__alloc_pages_slowpath()'s "costly_order && !RETRY_MAYFAIL"), so
+ * the reserve stays and the request fails.
+ */
+START_TEST(test_unreserve_by_order)
+{
+	unsigned int order = (unsigned int)_i;
+	bool costly = order > 3; /* PAGE_ALLOC_COSTLY_ORDER, written out */
+	struct mm_exec *ex = mm_exec_create();
+	struct mm_exec_opts o;
+	struct vrec vr;
+	long failed;
+	uint32_t gen;
+
+	mm_exec_opts_default(&o);
+	ck_assert_int_eq(exec_text(ex, RESERVED, &o, &vr, &failed), 0);
+	struct mm_sim *sim = mm_exec_sim(ex);
+	struct zone *z = normal(sim);
+	ck_assert_uint_eq(z->nr_reserved_highatomic, 512);
+	ck_assert_int_eq(z->nr_free_highatomic, 78);
+	mm_set_current_cpu(0);
+	long long pfn = mm_alloc_pages(sim, order, MM_GFP_KERNEL, 0, 6, &gen);
+	ck_assert_msg((pfn >= 0) == !costly && (z->nr_reserved_highatomic == 512) == costly,
+		      "order %u: pfn %lld, reserve %lu; want %s", order, pfn,
+		      z->nr_reserved_highatomic,
+		      costly ? "a failure, the reserve kept" : "a page, the reserve gone");
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_exec_destroy(ex);
+}
+END_TEST
+
 static Suite *highatomic_suite(void)
 {
 	Suite *s = suite_create("highatomic");
@@ -310,6 +347,7 @@ static Suite *highatomic_suite(void)
 	tcase_add_test(tc, test_apart_without_unreserve_fires);
 	tcase_add_loop_test(tc, test_refusal_judged_under_lock, 0, (int)ARRAY_SIZE(locked_rows));
 	tcase_add_test(tc, test_refusal_raced_by_free_not_judged);
+	tcase_add_loop_test(tc, test_unreserve_by_order, 0, 6);
 	suite_add_tcase(s, tc);
 	return s;
 }
