@@ -226,6 +226,23 @@ START_TEST(test_refusal_judged_under_lock)
 }
 END_TEST
 
+/* RESERVED, run clean; its machine records violations in vr from now on, as CPU 0. */
+static struct mm_sim *reserved_machine(struct mm_exec *ex, struct vrec *vr)
+{
+	struct mm_exec_opts o;
+	long failed;
+
+	mm_exec_opts_default(&o);
+	ck_assert_int_eq(exec_text(ex, RESERVED "check\n", &o, vr, &failed), 0);
+	ck_assert_msg(vr->n == 0, "%s", vr->first);
+	struct mm_sim *sim = mm_exec_sim(ex);
+	ck_assert_uint_eq(normal(sim)->nr_reserved_highatomic, 512);
+	ck_assert_int_eq(normal(sim)->nr_free_highatomic, 78);
+	sim_record(sim, vr);
+	mm_set_current_cpu(0);
+	return sim;
+}
+
 /*
  * The locked recheck judges only a refusal that still stands under
  * zone->lock. On RESERVED (78 pages free, all highatomic: none usable, low
@@ -262,17 +279,12 @@ static void free_before_recheck(void *arg)
 START_TEST(test_refusal_raced_by_free_not_judged)
 {
 	struct mm_exec *ex = mm_exec_create();
-	struct mm_exec_opts o;
 	struct mm_stats before, after;
 	struct vrec vr;
-	long failed;
 	uint32_t gen;
-
-	mm_exec_opts_default(&o);
-	ck_assert_int_eq(exec_text(ex, RESERVED "check\n", &o, &vr, &failed), 0);
-	struct mm_sim *sim = mm_exec_sim(ex);
+	struct mm_sim *sim = reserved_machine(ex, &vr);
 	struct zone *z = normal(sim);
-	ck_assert_uint_eq(z->nr_reserved_highatomic, 512);
+
 	ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], 78);
 	ck_assert_int_eq(sim->mem_map[0].state, PG_ALLOC); /* a0, pageblock 0 */
 	ck_assert_uint_eq(sim->mem_map[0].order, 9);
@@ -282,9 +294,7 @@ START_TEST(test_refusal_raced_by_free_not_judged)
 			       .gen = sim->mem_map[0].stamp.gen,
 			       .armed = true};
 	sim->serial = false; /* the threaded form of the check */
-	sim_record(sim, &vr);
 	mm_set_jitter(sim, free_before_recheck, &f);
-	mm_set_current_cpu(0);
 	mm_sim_stats(sim, &before);
 	ck_assert_int_ge(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, 6, &gen), 0);
 	mm_sim_stats(sim, &after);
@@ -313,18 +323,11 @@ START_TEST(test_unreserve_by_order)
 	unsigned int order = (unsigned int)_i;
 	bool costly = order > 3; /* PAGE_ALLOC_COSTLY_ORDER, written out */
 	struct mm_exec *ex = mm_exec_create();
-	struct mm_exec_opts o;
 	struct vrec vr;
-	long failed;
 	uint32_t gen;
-
-	mm_exec_opts_default(&o);
-	ck_assert_int_eq(exec_text(ex, RESERVED, &o, &vr, &failed), 0);
-	struct mm_sim *sim = mm_exec_sim(ex);
+	struct mm_sim *sim = reserved_machine(ex, &vr);
 	struct zone *z = normal(sim);
-	ck_assert_uint_eq(z->nr_reserved_highatomic, 512);
-	ck_assert_int_eq(z->nr_free_highatomic, 78);
-	mm_set_current_cpu(0);
+
 	long long pfn = mm_alloc_pages(sim, order, MM_GFP_KERNEL, 0, 6, &gen);
 	ck_assert_msg((pfn >= 0) == !costly && (z->nr_reserved_highatomic == 512) == costly,
 		      "order %u: pfn %lld, reserve %lu; want %s", order, pfn,
