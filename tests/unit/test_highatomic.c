@@ -278,6 +278,118 @@ START_TEST(test_refusal_judged_under_lock)
 }
 END_TEST
 
+/* RESERVED, run clean; its machine records violations in vr from now on, as CPU 0. */
+static struct mm_sim *reserved_machine(struct mm_exec *ex, struct vrec *vr)
+{
+	struct mm_exec_opts o;
+	long failed;
+
+	mm_exec_opts_default(&o);
+	ck_assert_int_eq(exec_text(ex, RESERVED "check\n", &o, vr, &failed), 0);
+	ck_assert_msg(vr->n == 0, "%s", vr->first);
+	struct mm_sim *sim = mm_exec_sim(ex);
+	ck_assert_uint_eq(normal(sim)->nr_reserved_highatomic, 512);
+	ck_assert_int_eq(normal(sim)->nr_free_highatomic, 78);
+	sim_record(sim, vr);
+	mm_set_current_cpu(0);
+	return sim;
+}
+
+/*
+ * The locked recheck judges only a refusal that still stands under
+ * zone->lock. On RESERVED (78 pages free, all highatomic: none usable, low
+ * 80) an order-0 GFP_KERNEL request is refused; before it takes the lock
+ * for the recheck, another CPU takes it first and frees pageblock 0 (512
+ * pages, folded at once: more than any threshold). Under the lock the
+ * request then passes the mark: the refusal was a race, not the spurious
+ * OOM of c928807f6f6b, and nothing may be reported, although 590 - 78 =
+ * 512 usable pages are far above the mark (80, lowmem reserve 0), which a
+ * check judging a passing recheck would report.
+ */
+struct free_first {
+	struct zone *zone;
+	uint64_t pfn;
+	uint32_t owner, gen;
+	bool armed, fired;
+};
+
+/* The jitter point right after zone->lock is taken: the first one after arming. */
+static void free_before_recheck(void *arg)
+{
+	struct free_first *f = arg;
+
+	if (!f->armed || f->fired || !spin_is_held_by_me(&f->zone->lock))
+		return;
+	f->fired = true;
+	zone_unlock(f->zone); /* CPU 1 wins the lock first */
+	mm_set_current_cpu(1);
+	mm_free_pages(f->zone->sim, f->pfn, 9, f->owner, f->gen);
+	mm_set_current_cpu(0);
+	zone_lock(f->zone);
+}
+
+START_TEST(test_refusal_raced_by_free_not_judged)
+{
+	struct mm_exec *ex = mm_exec_create();
+	struct mm_stats before, after;
+	struct vrec vr;
+	uint32_t gen;
+	struct mm_sim *sim = reserved_machine(ex, &vr);
+	struct zone *z = normal(sim);
+
+	ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], 78);
+	ck_assert_int_eq(sim->mem_map[0].state, PG_ALLOC); /* a0, pageblock 0 */
+	ck_assert_uint_eq(sim->mem_map[0].order, 9);
+	struct free_first f = {.zone = z,
+			       .pfn = 0,
+			       .owner = sim->mem_map[0].stamp.owner,
+			       .gen = sim->mem_map[0].stamp.gen,
+			       .armed = true};
+	sim->serial = false; /* the threaded form of the check */
+	mm_set_jitter(sim, free_before_recheck, &f);
+	mm_sim_stats(sim, &before);
+	ck_assert_int_ge(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, 6, &gen), 0);
+	mm_sim_stats(sim, &after);
+	mm_set_jitter(sim, NULL, NULL);
+	/* refused before the free: once freed, the zone passes every mark */
+	ck_assert(f.fired);
+	ck_assert_uint_gt(after.wmark_refused, before.wmark_refused);
+	ck_assert_msg(!vrec_has(&vr, "INV-WMARK-HIGHATOMIC"), "%u reports, first: %s", vr.n,
+		      vr.first);
+	mm_exec_destroy(ex);
+}
+END_TEST
+
+/*
+ * should_reclaim_retry()'s last resort, by order: on RESERVED (78 pages
+ * free, all in the highatomic pageblock 1, as blocks of 2, 4, 8 and 64) a
+ * GFP_KERNEL request of any order fails every mark, reclaim making no
+ * progress. Up to PAGE_ALLOC_COSTLY_ORDER (3) the slow path unreserves the
+ * block before OOM (unreserve_highatomic_pageblock(ac, true)) and is then
+ * served from it; a costly order without __GFP_RETRY_MAYFAIL gives up
+ * first (__alloc_pages_slowpath()'s "costly_order && !RETRY_MAYFAIL"), so
+ * the reserve stays and the request fails.
+ */
+START_TEST(test_unreserve_by_order)
+{
+	unsigned int order = (unsigned int)_i;
+	bool costly = order > 3; /* PAGE_ALLOC_COSTLY_ORDER, written out */
+	struct mm_exec *ex = mm_exec_create();
+	struct vrec vr;
+	uint32_t gen;
+	struct mm_sim *sim = reserved_machine(ex, &vr);
+	struct zone *z = normal(sim);
+
+	long long pfn = mm_alloc_pages(sim, order, MM_GFP_KERNEL, 0, 6, &gen);
+	ck_assert_msg((pfn >= 0) == !costly && (z->nr_reserved_highatomic == 512) == costly,
+		      "order %u: pfn %lld, reserve %lu; want %s", order, pfn,
+		      z->nr_reserved_highatomic,
+		      costly ? "a failure, the reserve kept" : "a page, the reserve gone");
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_exec_destroy(ex);
+}
+END_TEST
+
 static Suite *highatomic_suite(void)
 {
 	Suite *s = suite_create("highatomic");
@@ -290,6 +402,8 @@ static Suite *highatomic_suite(void)
 	tcase_add_test(tc, test_unreserve_multiblock_buddy);
 	tcase_add_test(tc, test_apart_without_unreserve_fires);
 	tcase_add_loop_test(tc, test_refusal_judged_under_lock, 0, (int)ARRAY_SIZE(locked_rows));
+	tcase_add_test(tc, test_refusal_raced_by_free_not_judged);
+	tcase_add_loop_test(tc, test_unreserve_by_order, 0, 6);
 	suite_add_tcase(s, tc);
 	return s;
 }
