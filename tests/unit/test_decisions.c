@@ -224,7 +224,8 @@ START_TEST(test_free_high_table)
 				/* the inputs, set after the allocation (which halves free_count) */
 				pcp->flags = prev ? PCPF_PREV_FREE_HIGH_ORDER : 0;
 				pcp->free_count = (short)fc;
-				pcp->high = pcp->high_min = pcp->high_max = 30000;
+				pcp->high = pcp->high_max = 30000;
+				pcp->high_min = 1000;
 				int before = pcp->count;
 				/* the rule: order 1..3 after a high-order free, a batch freed */
 				bool free_high =
@@ -240,6 +241,10 @@ START_TEST(test_free_high_table)
 					"order %u prev %d free_count %d: count %d, want %d (%s)",
 					order, prev, fc, pcp->count, want,
 					free_high ? "free_high" : "kept");
+				/* nr_pcp_high(): free_high lowers high by batch << 5, to high_min
+				 */
+				int want_high = free_high ? 30000 - (pcp->batch << 5) : 30000;
+				ck_assert_int_eq(pcp->high, want_high < 1000 ? 1000 : want_high);
 				ck_assert_int_eq(!!(pcp->flags & PCPF_PREV_FREE_HIGH_ORDER),
 						 order >= 1 && order <= 3);
 				mm_drain_local_pages(sim);
