@@ -366,27 +366,19 @@ START_TEST(test_merge_across_not_reported_as_leak)
 }
 END_TEST
 
-/*
- * INV-ISOLATE-UNDO on the two states a broken undo leaves, built by hand
- * (32 pages, pageblocks of 4, every page allocated but pfn 5): pageblock
- * 1 still isolated with its free page on a MOVABLE list; then the block
- * back to MOVABLE with its one free page left on an ISOLATE list. Each is
- * reported as the undo's own failure, whatever else the lists say.
- */
-START_TEST(test_undo_leftovers_reported)
+/* 32 pages in pageblocks of 4, pcp lists off, every page allocated but pfn 5 */
+static struct mm_sim *sim_free_pfn5(void)
 {
 	struct mm_config cfg;
 	struct mm_sim *sim;
-	struct vrec vr;
 	uint32_t gen[32];
+	int at5 = -1;
 
 	cfg_tiny(&cfg, 1, 3, 2);
 	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 32, 32);
 	sim = sim_new_buddy_only(&cfg);
 	sim->serial = true;
 	mm_set_current_cpu(0);
-	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
-	int at5 = -1;
 	for (uint32_t i = 0; i < 32; i++) {
 		long long pfn =
 			mm_alloc_pages(sim, 0, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, i, &gen[i]);
@@ -396,6 +388,30 @@ START_TEST(test_undo_leftovers_reported)
 	}
 	ck_assert_int_ge(at5, 0);
 	mm_free_pages(sim, 5, 0, (uint32_t)at5, gen[at5]);
+	return sim;
+}
+
+/* Pageblock 1 (pfns 4-7) isolated with its free pages, as start_isolate_page_range() leaves it. */
+static void isolate_pageblock1(struct zone *z)
+{
+	zone_lock(z);
+	set_pageblock_migratetype(z->sim, 4, MIGRATE_ISOLATE);
+	__move_freepages_block(z, 4, MIGRATE_MOVABLE, MIGRATE_ISOLATE);
+	zone_unlock(z);
+}
+
+/*
+ * INV-ISOLATE-UNDO on the two states a broken undo leaves, built by hand
+ * (32 pages, pageblocks of 4, every page allocated but pfn 5): pageblock
+ * 1 still isolated with its free page on a MOVABLE list; then the block
+ * back to MOVABLE with its one free page left on an ISOLATE list. Each is
+ * reported as the undo's own failure, whatever else the lists say.
+ */
+START_TEST(test_undo_leftovers_reported)
+{
+	struct mm_sim *sim = sim_free_pfn5();
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	struct vrec vr;
 
 	/* still isolated, its page where the undo would have put it */
 	set_pageblock_migratetype(sim, 4, MIGRATE_ISOLATE);
@@ -405,17 +421,40 @@ START_TEST(test_undo_leftovers_reported)
 
 	/* isolated with its page, then only the pageblock's type undone */
 	set_pageblock_migratetype(sim, 4, MIGRATE_MOVABLE);
-	zone_lock(z);
-	set_pageblock_migratetype(sim, 4, MIGRATE_ISOLATE);
-	__move_freepages_block(z, 4, MIGRATE_MOVABLE, MIGRATE_ISOLATE);
+	isolate_pageblock1(z);
 	set_pageblock_migratetype(sim, 4, MIGRATE_MOVABLE);
-	zone_unlock(z);
 	ck_assert_uint_eq(z->free_area[0].nr_free, 1);
 	ck_assert_uint_eq(z->free_area[0].head[MIGRATE_ISOLATE], 5);
 	sim_record(sim, &vr);
 	_mm_check_undone_range(z, 4, 8, z->vm_stat_exact[NR_FREE_PAGES]);
 	ck_assert_msg(vrec_has(&vr, "INV-ISOLATE-UNDO"), "a page on the ISOLATE list: %u reports",
 		      vr.n);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * The cheap per-op count walks the ISOLATE lists, bounded by nr_free
+ * against a cycle. An order whose only free block is isolated, with its
+ * nr_free dropped and the block left listed: the walk must still count
+ * the listed block (nr_free + 1 steps), or the two errors cancel and
+ * INV-BUDDY-NRFREE stays quiet until a full scan.
+ */
+START_TEST(test_count_sees_listed_isolated_block)
+{
+	struct mm_sim *sim = sim_free_pfn5();
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	struct vrec vr;
+
+	isolate_pageblock1(z);
+	ck_assert_uint_eq(z->free_area[0].nr_free, 1);
+	ck_assert_uint_eq(z->free_area[0].head[MIGRATE_ISOLATE], 5);
+	sim_record(sim, &vr);
+	ck_assert_uint_eq(_mm_buddy_check_counts(z), 0);
+	z->free_area[0].nr_free = 0;
+	ck_assert_uint_ne(_mm_buddy_check_counts(z), 0);
+	ck_assert(vrec_has(&vr, "INV-BUDDY-NRFREE"));
+	z->free_area[0].nr_free = 1;
 	mm_sim_destroy(sim);
 }
 END_TEST
@@ -457,6 +496,7 @@ static Suite *isolation_suite(void)
 	tcase_add_test(tc, test_merge_across_judged_after_undo);
 	tcase_add_test(tc, test_merge_across_not_reported_as_leak);
 	tcase_add_test(tc, test_undo_leftovers_reported);
+	tcase_add_test(tc, test_count_sees_listed_isolated_block);
 	tcase_add_test(tc, test_range_skips);
 	tcase_add_test(tc, test_range_slot);
 	tcase_add_test(tc, test_range_round_trip);
