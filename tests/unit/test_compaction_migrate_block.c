@@ -202,6 +202,43 @@ START_TEST(test_async_failure_puts_back_its_order_block)
 }
 END_TEST
 
+/*
+ * pageblock_skip_persistent() in suitable_migration_source(): a block
+ * whose first page heads an allocation of pageblock_order or more is no
+ * source; isolate_migratepages() passes over it (no scan, no skip bit)
+ * and goes on to the next block in the same round. A smaller compound
+ * page is stepped over by the scan, which isolates nothing, marks the
+ * block and ends the round there. Block 64 starts with a compound page of
+ * order 4, 5 (the rest freed) or 6 (the whole block); block 128 is all
+ * movable pages, of which a sync light round takes COMPACT_CLUSTER_MAX.
+ */
+START_TEST(test_whole_block_allocation_is_no_source)
+{
+	unsigned int compound = 4 + (unsigned int)_i;
+	bool persistent = compound >= 6; /* compound_order(page) >= pageblock_order */
+	struct mm_sim *sim = block_layout(0, compound, 0);
+	uint32_t isolated[MAX_NR];
+	struct compact_control cc =
+		round_control(&sim->node_data[0]->node_zones[ZONE_NORMAL], false, false, isolated);
+
+	isolate_migrate_t want = persistent ? ISOLATE_SUCCESS : ISOLATE_NONE;
+
+	compact_check_pass_begin(&cc);
+	ck_assert_int_eq(isolate_migratepages(&cc), want);
+	ck_assert_msg(cc.nr_migratepages == (persistent ? COMPACT_CLUSTER_MAX : 0),
+		      "order %u at %u: %lu isolated", compound, BLOCK, cc.nr_migratepages);
+	if (persistent)
+		ck_assert_uint_eq(isolated[0], BLOCK + 64);
+	ck_assert_msg(get_pageblock_skip(sim, BLOCK) == !persistent, "order %u at %u: skip bit %d",
+		      compound, BLOCK, (int)get_pageblock_skip(sim, BLOCK));
+	ck_assert_uint_eq(cc.migrate_pfn,
+			  persistent ? BLOCK + 64 + COMPACT_CLUSTER_MAX : BLOCK + 64);
+	putback_movable_pages(&cc);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *migrate_block_suite(void)
 {
 	Suite *s = suite_create("compaction_migrate_block");
@@ -210,6 +247,7 @@ static Suite *migrate_block_suite(void)
 	tcase_add_loop_test(tc, test_migrate_block_stop_table, 0,
 			    (int)ARRAY_SIZE(migrate_block_rows));
 	tcase_add_test(tc, test_async_failure_puts_back_its_order_block);
+	tcase_add_loop_test(tc, test_whole_block_allocation_is_no_source, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }
