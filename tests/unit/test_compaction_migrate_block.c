@@ -239,6 +239,47 @@ START_TEST(test_whole_block_allocation_is_no_source)
 }
 END_TEST
 
+/*
+ * Async direct compaction's order block from a round that starts inside
+ * one (a continuation: the last round stopped after COMPACT_CLUSTER_MAX
+ * isolations): next_skip_pfn = block_end_pfn(low_pfn, order) =
+ * ALIGN(low_pfn + 1, 1 << order), so the round stops at the first order
+ * boundary after its start, with min(boundary - start, 32) sources. The
+ * machine: [0, 256) of order-0 movable pages, 128-page pageblocks, order 6.
+ */
+START_TEST(test_continuation_stops_at_its_order_block)
+{
+	static const uint64_t starts[] = {0, 1, 62, 63, 64, 65, 126, 127};
+	uint64_t start = starts[_i], bound = (start + 1 + 63) & ~UINT64_C(63);
+	unsigned long want =
+		bound - start < COMPACT_CLUSTER_MAX ? bound - start : COMPACT_CLUSTER_MAX;
+	struct mm_sim *sim = compaction_table_machine(8, 7, 0, MAX_NR);
+	uint32_t isolated[MAX_NR];
+	struct compact_control cc = {
+		.zone = &sim->node_data[0]->node_zones[ZONE_NORMAL],
+		.order = 6,
+		.search_order = 6,
+		.migratetype = MIGRATE_MOVABLE,
+		.mode = MM_MIGRATE_ASYNC,
+		.direct_compaction = true,
+		.migrate_pfn = start,
+		.free_pfn = MAX_NR,
+		.fast_found_pfn = UINT64_MAX,
+		.migratepages = isolated,
+	};
+
+	compact_check_pass_begin(&cc);
+	isolate_migratepages(&cc);
+	ck_assert_msg(cc.nr_migratepages == want, "a round from %llu isolated %lu, want %lu",
+		      (unsigned long long)start, cc.nr_migratepages, want);
+	for (unsigned long i = 0; i < want; i++)
+		ck_assert_uint_eq(isolated[i], start + i);
+	putback_movable_pages(&cc);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *migrate_block_suite(void)
 {
 	Suite *s = suite_create("compaction_migrate_block");
@@ -248,6 +289,7 @@ static Suite *migrate_block_suite(void)
 			    (int)ARRAY_SIZE(migrate_block_rows));
 	tcase_add_test(tc, test_async_failure_puts_back_its_order_block);
 	tcase_add_loop_test(tc, test_whole_block_allocation_is_no_source, 0, 3);
+	tcase_add_loop_test(tc, test_continuation_stops_at_its_order_block, 0, 8);
 	suite_add_tcase(s, tc);
 	return s;
 }
