@@ -255,19 +255,12 @@ START_TEST(test_continuation_stops_at_its_order_block)
 		bound - start < COMPACT_CLUSTER_MAX ? bound - start : COMPACT_CLUSTER_MAX;
 	struct mm_sim *sim = compaction_table_machine(8, 7, 0, MAX_NR);
 	uint32_t isolated[MAX_NR];
-	struct compact_control cc = {
-		.zone = &sim->node_data[0]->node_zones[ZONE_NORMAL],
-		.order = 6,
-		.search_order = 6,
-		.migratetype = MIGRATE_MOVABLE,
-		.mode = MM_MIGRATE_ASYNC,
-		.direct_compaction = true,
-		.migrate_pfn = start,
-		.free_pfn = MAX_NR,
-		.fast_found_pfn = UINT64_MAX,
-		.migratepages = isolated,
-	};
+	struct compact_control cc =
+		round_control(&sim->node_data[0]->node_zones[ZONE_NORMAL], true, false, isolated);
 
+	cc.order = cc.search_order = 6;
+	cc.migrate_pfn = start;
+	cc.free_pfn = MAX_NR;
 	compact_check_pass_begin(&cc);
 	isolate_migratepages(&cc);
 	ck_assert_msg(cc.nr_migratepages == want, "a round from %llu isolated %lu, want %lu",
