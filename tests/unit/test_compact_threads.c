@@ -271,6 +271,78 @@ START_TEST(test_enomem_puts_back_each_source_once)
 }
 END_TEST
 
+/* The pfns isolate_migratepages() asked the LRU for, in order; the LRU gives each up. */
+struct lru_asks {
+	uint64_t pfn[64];
+	unsigned int n;
+};
+
+static bool lru_give_up(void *arg, uint64_t pfn, uint32_t *owner, uint32_t *gen)
+{
+	struct lru_asks *a = arg;
+
+	if (a->n < 64)
+		a->pfn[a->n] = pfn;
+	a->n++;
+	*owner = 7;
+	*gen = 0;
+	return true;
+}
+
+static void lru_take_back(void *arg, uint64_t old_pfn, uint64_t new_pfn)
+{
+	(void)arg;
+	(void)old_pfn;
+	(void)new_pfn;
+}
+
+/*
+ * Under threads the scanner's lockless look (PageLRU in
+ * isolate_migratepages_block()) asks the LRU for every allocated order-0
+ * page it passes and for nothing else: not a freed page, whatever list it
+ * went to. The zone is all order-0 movable pages but 5 and 20, freed; a
+ * sync light round from pfn 0 scans block [0, 32) and asks for its 30
+ * allocated pages, in pfn order.
+ */
+START_TEST(test_lru_asked_for_allocated_pages_only)
+{
+	struct vrec vr;
+	struct mm_sim *sim = threads_sim(&vr);
+	struct lru_asks asks = {0};
+	struct mm_migrate_src src = {
+		.isolate = lru_give_up, .putback = lru_take_back, .arg = &asks};
+	uint32_t gens[256], isolated[256], gen;
+	long long pfn;
+	unsigned int want = 0;
+
+	while ((pfn = mm_alloc_pages(sim, 0, MM_GFP_HIGHUSER_MOVABLE, 0, 7, &gen)) >= 0)
+		gens[pfn] = gen;
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 0);
+	mm_free_pages(sim, 5, 0, 7, gens[5]);
+	mm_free_pages(sim, 20, 0, 7, gens[20]);
+	mm_set_migrate_src(sim, &src);
+	struct compact_control cc = pass(normal(sim));
+	cc.mode = MM_MIGRATE_SYNC_LIGHT;
+	cc.direct_compaction = false;
+	cc.migratepages = isolated;
+	isolate_migratepages(&cc);
+	for (uint64_t p = 0; p < 32; p++) {
+		if (p == 5 || p == 20)
+			continue;
+		ck_assert_msg(want < asks.n && asks.pfn[want] == p,
+			      "ask %u: pfn %llu, want %llu (%u asks)", want,
+			      (unsigned long long)(want < asks.n ? asks.pfn[want] : 0),
+			      (unsigned long long)p, asks.n);
+		want++;
+	}
+	ck_assert_uint_eq(asks.n, want);
+	ck_assert_uint_eq(cc.nr_migratepages, want);
+	putback_movable_pages(&cc);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *compact_threads_suite(void)
 {
 	Suite *s = suite_create("compact_threads");
@@ -283,6 +355,7 @@ static Suite *compact_threads_suite(void)
 	tcase_add_test(tc, test_cached_pfn_when_quiet);
 	tcase_add_test(tc, test_defer_bounds_under_threads);
 	tcase_add_test(tc, test_enomem_puts_back_each_source_once);
+	tcase_add_test(tc, test_lru_asked_for_allocated_pages_only);
 	suite_add_tcase(s, tc);
 	return s;
 }

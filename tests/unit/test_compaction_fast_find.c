@@ -25,6 +25,10 @@
  *   total_migrate_scanned += nr_scanned; nothing found: fast_search_fail++
  *   and reinit_migrate_pfn() (fast_start_pfn when one was recorded, else
  *   migrate_pfn)
+ *   update_fast_start_pfn(p): unless fast_start_pfn is ULONG_MAX, the
+ *     lower of p and it (p if none); reinit_migrate_pfn() with one
+ *     recorded (not 0, not ULONG_MAX) sets migrate_pfn to it and
+ *     fast_start_pfn to ULONG_MAX
  *
  * The zone: pfns [0, 256), 32-page pageblocks, cc->order 5 (orders 4 and
  * 3 searched), free_pfn 224. From the zone start high_pfn = start(0 + 112)
@@ -48,44 +52,60 @@ struct fast_find_row {
 	uint64_t ret; /* the pfn returned */
 	bool found;
 	unsigned int scanned; /* cc->total_migrate_scanned */
-	uint64_t fast_start;  /* cc->fast_start_pfn after (0 before: none recorded) */
+	uint64_t fast_start;  /* cc->fast_start_pfn after */
 	uint32_t o4_after[FF_LIST];
 	uint32_t o3_after[FF_LIST];
+	uint64_t fast_start_before; /* cc->fast_start_pfn before (0: none recorded) */
 };
 
 /* clang-format off */
 static const struct fast_find_row ff_rows[] = {
 	/* The head is taken: it goes to the tail all the same. */
 	{"found at the head", 0, 0, FF_PAGES, {64, 160, 192}, {0},
-	 64, true, 1, 64, {160, 192, 64}, {0}},
+	 64, true, 1, 64, {160, 192, 64}, {0}, 0},
 	{"found in the middle", 0, 0, FF_PAGES, {160, 192, 64, 128}, {0},
-	 64, true, 3, 64, {128, 160, 192, 64}, {0}},
+	 64, true, 3, 64, {128, 160, 192, 64}, {0}, 0},
 	{"found at the end: no move", 0, 0, FF_PAGES, {160, 192, 64}, {0},
-	 64, true, 3, 64, {160, 192, 64}, {0}},
+	 64, true, 3, 64, {160, 192, 64}, {0}, 0},
 	/* high_pfn itself is outside the window. */
 	{"an entry at high_pfn is passed over", 0, 0, FF_PAGES, {96, 64}, {0},
-	 64, true, 2, 64, {96, 64}, {0}},
+	 64, true, 2, 64, {96, 64}, {0}, 0},
 	/* 64's block is marked: passed over (counted), then order 3's 8. */
 	{"a marked block is passed over", 0, 0, 64, {64, 160}, {8},
-	 0, true, 3, 8, {64, 160}, {8}},
+	 0, true, 3, 8, {64, 160}, {8}, 0},
 	{"nothing below high_pfn", 0, 0, FF_PAGES, {160, 192}, {232},
-	 0, false, 3, 0, {160, 192}, {232}},
+	 0, false, 3, 0, {160, 192}, {232}, 0},
 	/* fail 5: limit (32 >> 5) + 1 = 2; the third entry ends the scan and moves. */
 	{"limit 2: the third entry stops the scan", 0, 5, FF_PAGES, {160, 192, 64, 128}, {8},
-	 0, false, 3, 0, {128, 160, 192, 64}, {8}},
+	 0, false, 3, 0, {128, 160, 192, 64}, {8}, 0},
 	{"limit 2: the second entry is read", 0, 5, FF_PAGES, {160, 64, 128}, {0},
-	 64, true, 2, 64, {128, 160, 64}, {0}},
+	 64, true, 2, 64, {128, 160, 64}, {0}, 0},
 	/* fail 6: (32 >> 6) + 1 = 1. */
 	{"limit 1: the head is read", 0, 6, FF_PAGES, {64, 128}, {0},
-	 64, true, 1, 64, {128, 64}, {0}},
+	 64, true, 1, 64, {128, 64}, {0}, 0},
 	/* The limit spans the orders: order 4 reads 2, order 3 is not searched. */
 	{"limit 2 spent in order 4", 0, 5, FF_PAGES, {160, 192}, {8},
-	 0, false, 2, 0, {160, 192}, {8}},
+	 0, false, 2, 0, {160, 192}, {8}, 0},
 	/* Past the zone start: high_pfn 32, and the block returned may lie below. */
 	{"past the start: an eighth of the space", 32, 0, FF_PAGES, {64, 16}, {0},
-	 0, true, 2, 16, {64, 16}, {0}},
+	 0, true, 2, 16, {64, 16}, {0}, 0},
 	{"past the start: nothing below 32", 32, 0, FF_PAGES, {64, 96}, {40},
-	 32, false, 3, 0, {64, 96}, {40}},
+	 32, false, 3, 0, {64, 96}, {40}, 0},
+	/*
+	 * update_fast_start_pfn() keeps the lowest pfn found; reinit_migrate_pfn()
+	 * sends a failed search back to it, once: fast_start_pfn becomes ULONG_MAX,
+	 * which later finds no longer update and later failures leave alone.
+	 */
+	{"found: a lower start recorded earlier stays", 0, 0, FF_PAGES, {64}, {0},
+	 64, true, 1, 16, {64}, {0}, 16},
+	{"found: a higher start recorded earlier is lowered", 0, 0, FF_PAGES, {64}, {0},
+	 64, true, 1, 64, {64}, {0}, 100},
+	{"found: after the way back nothing is recorded", 0, 0, FF_PAGES, {64}, {0},
+	 64, true, 1, UINT64_MAX, {64}, {0}, UINT64_MAX},
+	{"not found: back to the recorded start", 32, 0, FF_PAGES, {64, 96}, {40},
+	 16, false, 3, UINT64_MAX, {64, 96}, {40}, 16},
+	{"not found after the way back: the scanner stays", 32, 0, FF_PAGES, {64, 96}, {40},
+	 32, false, 3, UINT64_MAX, {64, 96}, {40}, UINT64_MAX},
 };
 /* clang-format on */
 
@@ -156,6 +176,7 @@ START_TEST(test_fast_find_migrateblock_table)
 		.free_pfn = FF_FREE_PFN,
 		.fast_search_fail = r->fail,
 		.fast_found_pfn = UINT64_MAX,
+		.fast_start_pfn = r->fast_start_before,
 	};
 	ret = fast_find_migrateblock(&cc);
 	ck_assert_msg(ret == r->ret && cc.total_migrate_scanned == r->scanned,
@@ -169,6 +190,9 @@ START_TEST(test_fast_find_migrateblock_table)
 	ck_assert_msg(cc.fast_start_pfn == r->fast_start, "%s: fast_start_pfn %llu, want %llu",
 		      r->name, (unsigned long long)cc.fast_start_pfn,
 		      (unsigned long long)r->fast_start);
+	/* a found block leaves the scanner; reinit_migrate_pfn() moves it to what it returns */
+	ck_assert_msg(cc.migrate_pfn == (r->found ? r->migrate_pfn : r->ret),
+		      "%s: migrate_pfn %llu after", r->name, (unsigned long long)cc.migrate_pfn);
 	ff_assert_list(sim, r->name, 4, r->o4_after);
 	ff_assert_list(sim, r->name, 3, r->o3_after);
 	ck_assert_uint_eq(mm_check_full(sim), 0);

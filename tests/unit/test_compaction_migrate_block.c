@@ -202,6 +202,77 @@ START_TEST(test_async_failure_puts_back_its_order_block)
 }
 END_TEST
 
+/*
+ * pageblock_skip_persistent() in suitable_migration_source(): a block
+ * whose first page heads an allocation of pageblock_order or more is no
+ * source; isolate_migratepages() passes over it (no scan, no skip bit)
+ * and goes on to the next block in the same round. A smaller compound
+ * page is stepped over by the scan, which isolates nothing, marks the
+ * block and ends the round there. Block 64 starts with a compound page of
+ * order 4, 5 (the rest freed) or 6 (the whole block); block 128 is all
+ * movable pages, of which a sync light round takes COMPACT_CLUSTER_MAX.
+ */
+START_TEST(test_whole_block_allocation_is_no_source)
+{
+	unsigned int compound = 4 + (unsigned int)_i;
+	bool persistent = compound >= 6; /* compound_order(page) >= pageblock_order */
+	struct mm_sim *sim = block_layout(0, compound, 0);
+	uint32_t isolated[MAX_NR];
+	struct compact_control cc =
+		round_control(&sim->node_data[0]->node_zones[ZONE_NORMAL], false, false, isolated);
+
+	isolate_migrate_t want = persistent ? ISOLATE_SUCCESS : ISOLATE_NONE;
+
+	compact_check_pass_begin(&cc);
+	ck_assert_int_eq(isolate_migratepages(&cc), want);
+	ck_assert_msg(cc.nr_migratepages == (persistent ? COMPACT_CLUSTER_MAX : 0),
+		      "order %u at %u: %lu isolated", compound, BLOCK, cc.nr_migratepages);
+	if (persistent)
+		ck_assert_uint_eq(isolated[0], BLOCK + 64);
+	ck_assert_msg(get_pageblock_skip(sim, BLOCK) == !persistent, "order %u at %u: skip bit %d",
+		      compound, BLOCK, (int)get_pageblock_skip(sim, BLOCK));
+	ck_assert_uint_eq(cc.migrate_pfn,
+			  persistent ? BLOCK + 64 + COMPACT_CLUSTER_MAX : BLOCK + 64);
+	putback_movable_pages(&cc);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * Async direct compaction's order block from a round that starts inside
+ * one (a continuation: the last round stopped after COMPACT_CLUSTER_MAX
+ * isolations): next_skip_pfn = block_end_pfn(low_pfn, order) =
+ * ALIGN(low_pfn + 1, 1 << order), so the round stops at the first order
+ * boundary after its start, with min(boundary - start, 32) sources. The
+ * machine: [0, 256) of order-0 movable pages, 128-page pageblocks, order 6.
+ */
+START_TEST(test_continuation_stops_at_its_order_block)
+{
+	static const uint64_t starts[] = {0, 1, 62, 63, 64, 65, 126, 127};
+	uint64_t start = starts[_i], bound = (start + 1 + 63) & ~UINT64_C(63);
+	unsigned long want =
+		bound - start < COMPACT_CLUSTER_MAX ? bound - start : COMPACT_CLUSTER_MAX;
+	struct mm_sim *sim = compaction_table_machine(8, 7, 0, MAX_NR);
+	uint32_t isolated[MAX_NR];
+	struct compact_control cc =
+		round_control(&sim->node_data[0]->node_zones[ZONE_NORMAL], true, false, isolated);
+
+	cc.order = cc.search_order = 6;
+	cc.migrate_pfn = start;
+	cc.free_pfn = MAX_NR;
+	compact_check_pass_begin(&cc);
+	isolate_migratepages(&cc);
+	ck_assert_msg(cc.nr_migratepages == want, "a round from %llu isolated %lu, want %lu",
+		      (unsigned long long)start, cc.nr_migratepages, want);
+	for (unsigned long i = 0; i < want; i++)
+		ck_assert_uint_eq(isolated[i], start + i);
+	putback_movable_pages(&cc);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *migrate_block_suite(void)
 {
 	Suite *s = suite_create("compaction_migrate_block");
@@ -210,6 +281,8 @@ static Suite *migrate_block_suite(void)
 	tcase_add_loop_test(tc, test_migrate_block_stop_table, 0,
 			    (int)ARRAY_SIZE(migrate_block_rows));
 	tcase_add_test(tc, test_async_failure_puts_back_its_order_block);
+	tcase_add_loop_test(tc, test_whole_block_allocation_is_no_source, 0, 3);
+	tcase_add_loop_test(tc, test_continuation_stops_at_its_order_block, 0, 8);
 	suite_add_tcase(s, tc);
 	return s;
 }
