@@ -1316,14 +1316,15 @@ int _mm_op_kswapd_step(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_kswapd_sleep(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_stat_refresh(struct mm_op_ctx *ctx, const struct mm_op *op); /* vmstat.c */
 int _mm_op_range(struct mm_op_ctx *ctx, const struct mm_op *op);	/* isolation.c */
-void _mm_check_undone_range(struct zone *zone, uint64_t start, uint64_t end, long want_free);
-int _mm_op_compact(struct mm_op_ctx *ctx, const struct mm_op *op); /* compaction_pool.c */
+int _mm_op_compact(struct mm_op_ctx *ctx, const struct mm_op *op);	/* compaction_pool.c */
 int _mm_op_kcompactd(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_reset_skip(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_fill(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_free_pattern(struct mm_op_ctx *ctx, const struct mm_op *op);
 /* exec.c: after an event the kernel resizes the pcp lists for, is the sizing current? */
 void _mm_check_sizing(struct mm_sim *sim);
+/* isolation.c, for tests: INV-ISOLATE-UNDO on a state built by hand */
+void _mm_check_undone_range(struct zone *zone, uint64_t start, uint64_t end, long want_free);
 
 /* Iterate over the populated zones of every node. */
 #define for_each_zone(sim, z)                                                                      \
