@@ -375,11 +375,10 @@ uint64_t fast_find_migrateblock(struct compact_control *cc)
 static bool suitable_migration_source(const struct compact_control *cc, uint64_t pfn)
 {
 	const struct mm_sim *sim = cc->zone->sim;
-	const struct page *page = &sim->mem_map[pfn];
 	int block_mt;
 
-	if (READ_ONCE(page->state) == PG_ALLOC && READ_ONCE(page->order) >= sim->pageblock_order)
-		return false; /* pageblock_skip_persistent() */
+	if (_mm_pageblock_skip_persistent(sim, pfn))
+		return false;
 	if (cc->mode != MM_MIGRATE_ASYNC || !cc->direct_compaction)
 		return true;
 	block_mt = get_pfnblock_migratetype(sim, pfn);

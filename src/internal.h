@@ -1055,6 +1055,8 @@ void update_pageblock_skip(struct compact_control *cc, uint64_t block_pfn, uint6
 void __reset_isolation_suitable(struct zone *zone);
 void reset_isolation_suitable(struct pglist_data *pgdat);
 void reset_cached_positions(struct zone *zone);
+/* models pageblock_skip_persistent(): pfn's pageblock lies in an allocation of pageblock_order+ */
+bool _mm_pageblock_skip_persistent(const struct mm_sim *sim, uint64_t pfn);
 bool compact_skip_test_pfn_default(const struct zone *zone, uint64_t pfn);
 bool compact_skip_test_pfn_aligned_only(const struct zone *zone, uint64_t pfn);
 bool compact_lru_skip_default(struct compact_control *cc, uint64_t valid_pfn, uint64_t lru_pfn,

@@ -137,17 +137,26 @@ void reset_cached_positions(struct zone *zone)
 		   pageblock_start_pfn(zone->sim, zone_end_pfn(zone) - 1));
 }
 
-/* models pageblock_skip_persistent(): an allocation spanning whole pageblocks */
-static bool pageblock_skip_persistent(const struct mm_sim *sim, uint64_t pfn)
+/*
+ * models pageblock_skip_persistent(): the pageblock at pfn lies in an
+ * allocation of pageblock_order or more (compound_head()'s order). A tail
+ * at a pageblock's first pfn belongs to a head a larger order's alignment
+ * below it: the second pageblock of an order pageblock_order + 1 block is
+ * as persistent as the first.
+ */
+bool _mm_pageblock_skip_persistent(const struct mm_sim *sim, uint64_t pfn)
 {
 	const struct page *page = pfn_to_page((struct mm_sim *)sim, pfn);
-	uint64_t head = pfn;
 
 	/* Without a lock: the pages may change under the walk, as in the kernel. */
 	if (READ_ONCE(page->state) == PG_ALLOC_TAIL) {
-		/* The head of a block of order >= pageblock_order is the pageblock's first pfn. */
-		head = pageblock_start_pfn(sim, pfn);
-		page = pfn_to_page((struct mm_sim *)sim, head);
+		for (unsigned int o = sim->pageblock_order + 1; o <= sim->max_order; o++) {
+			uint64_t head = pfn & ~((UINT64_C(1) << o) - 1);
+			const struct page *h = pfn_to_page((struct mm_sim *)sim, head);
+			if (READ_ONCE(h->state) == PG_ALLOC && READ_ONCE(h->order) == o)
+				return true;
+		}
+		return false;
 	}
 	return READ_ONCE(page->state) == PG_ALLOC && READ_ONCE(page->order) >= sim->pageblock_order;
 }
@@ -171,7 +180,7 @@ static bool __reset_isolation_pfn(struct zone *zone, uint64_t pfn, bool check_so
 	struct mm_sim *sim = zone->sim;
 	uint64_t start, end;
 
-	if (!zone_spans_pfn(zone, pfn) || pageblock_skip_persistent(sim, pfn))
+	if (!zone_spans_pfn(zone, pfn) || _mm_pageblock_skip_persistent(sim, pfn))
 		return false;
 	if (check_source && check_target && !get_pageblock_skip(sim, pfn))
 		return true;

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_skip_persistent.c - pageblock_skip_persistent() (mm/compaction.c
+ * 6.7): a pageblock inside an allocation of pageblock_order or more is
+ * left alone by the migration scanner and by the skip-bit reset, whichever
+ * of the allocation's pageblocks it is. The kernel looks up the compound
+ * head of the block's first page, so with pageblock_order = max_order - 1
+ * the second pageblock of a max_order allocation counts as well: its first
+ * page is a tail whose head is a pageblock below it.
+ */
+#include "common.h"
+#include "internal.h"
+
+/*
+ * 64 pages in pageblocks of 4, max_order 3, pcp lists off. Allocated: an
+ * order-3 block over pageblocks 0-1, an order-2 block filling pageblock
+ * 2, an order-1 block at the start of pageblock 3; the rest free.
+ */
+START_TEST(test_persistent_by_compound_head)
+{
+	static const struct {
+		uint64_t pfn;
+		bool persistent; /* the pageblock lies in an allocation of order >= 2 */
+	} rows[] = {
+		{0, true},   /* the order-3 head */
+		{4, true},   /* its second pageblock: a tail at the block's first pfn */
+		{8, true},   /* a whole-pageblock allocation */
+		{12, false}, /* an order-1 allocation */
+		{16, false}, /* free */
+		{24, false},
+	};
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	uint32_t gen;
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	sim = sim_new_buddy_only(&cfg);
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_alloc_pages(sim, 3, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 0, &gen), 0);
+	ck_assert_int_eq(mm_alloc_pages(sim, 2, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 1, &gen), 8);
+	ck_assert_int_eq(mm_alloc_pages(sim, 1, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 2, &gen), 12);
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
+		ck_assert_msg(_mm_pageblock_skip_persistent(sim, rows[i].pfn) == rows[i].persistent,
+			      "pageblock at pfn %llu: persistent %d, want %d",
+			      (unsigned long long)rows[i].pfn,
+			      _mm_pageblock_skip_persistent(sim, rows[i].pfn), rows[i].persistent);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+static Suite *skip_persistent_suite(void)
+{
+	Suite *s = suite_create("skip_persistent");
+	TCase *tc = tcase_create("rule");
+
+	tcase_add_test(tc, test_persistent_by_compound_head);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(skip_persistent_suite());
+}
