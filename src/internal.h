@@ -1325,7 +1325,7 @@ int _mm_op_fill(struct mm_op_ctx *ctx, const struct mm_op *op);
 int _mm_op_free_pattern(struct mm_op_ctx *ctx, const struct mm_op *op);
 /* exec.c: after an event the kernel resizes the pcp lists for, is the sizing current? */
 void _mm_check_sizing(struct mm_sim *sim);
-/* isolation.c, for tests: INV-ISOLATE-UNDO on a state built by hand */
+/* isolation.c: INV-ISOLATE-UNDO after an undo; tests call it on states built by hand */
 void _mm_check_undone_range(struct zone *zone, uint64_t start, uint64_t end, long want_free);
 
 /* Iterate over the populated zones of every node. */

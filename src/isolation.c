@@ -216,8 +216,6 @@ MM_NO_COVERAGE static void snapshot_range(struct zone *zone, uint64_t start, uin
 					  struct isolate_snapshot *s);
 MM_NO_COVERAGE static void check_isolated_range(struct zone *zone, uint64_t start, uint64_t end,
 						const struct isolate_snapshot *s, long moved);
-MM_NO_COVERAGE static void check_undone_range(struct zone *zone, uint64_t start, uint64_t end,
-					      long want_free);
 
 /*
  * The middle of offline_pages() and alloc_contig_range(): migrate, check
@@ -236,8 +234,8 @@ static int migrate_and_test(struct zone *zone, uint64_t start, uint64_t end,
 		ret = test_pages_isolated(zone, start, end);
 	if (ret) {
 		undo_isolate_page_range(zone, start, end, MIGRATE_MOVABLE);
-		check_undone_range(zone, start, end,
-				   snap->nr_free_exact + snap->pcp_outside + snap->pcp_inside);
+		_mm_check_undone_range(zone, start, end,
+				       snap->nr_free_exact + snap->pcp_outside + snap->pcp_inside);
 	}
 	return ret;
 }
@@ -291,7 +289,7 @@ static int offline_pages(struct mm_sim *sim, struct zone *zone, uint64_t start, 
 	snapshot_range(zone, start, end, &snap);
 	ret = start_isolate_page_range(zone, start, end, &failed);
 	if (ret) {
-		check_undone_range(zone, start, failed, snap.nr_free_exact);
+		_mm_check_undone_range(zone, start, failed, snap.nr_free_exact);
 		goto out;
 	}
 	ret = migrate_and_test(zone, start, end, &snap, &moved);
@@ -330,7 +328,7 @@ static void online_pageblock(struct mm_sim *sim, struct zone *zone, uint64_t sta
 	_mm_free_pfn_range(zone, start, end);
 	zone_unlock(zone);
 	undo_isolate_page_range(zone, start, end, MIGRATE_MOVABLE);
-	check_undone_range(zone, start, end, before + (long)(end - start));
+	_mm_check_undone_range(zone, start, end, before + (long)(end - start));
 }
 
 /* Onlines every offline pageblock of the range: -EINVAL if none is. */
@@ -375,7 +373,7 @@ static int alloc_contig_range(struct mm_sim *sim, struct zone *zone, uint64_t st
 	snapshot_range(zone, start, end, &snap);
 	ret = start_isolate_page_range(zone, start, end, &failed);
 	if (ret) {
-		check_undone_range(zone, start, failed, snap.nr_free_exact);
+		_mm_check_undone_range(zone, start, failed, snap.nr_free_exact);
 		return ret;
 	}
 	/* models drain_all_pages(zone) */
@@ -404,8 +402,8 @@ static int alloc_contig_range(struct mm_sim *sim, struct zone *zone, uint64_t st
 	zone_account_allocated(zone, (long)(end - start));
 	zone_unlock(zone);
 	undo_isolate_page_range(zone, start, end, MIGRATE_MOVABLE);
-	check_undone_range(zone, start, end,
-			   snap.nr_free_exact - snap.range_free + snap.pcp_outside - moved);
+	_mm_check_undone_range(zone, start, end,
+			       snap.nr_free_exact - snap.range_free + snap.pcp_outside - moved);
 	return 0;
 }
 
@@ -645,8 +643,8 @@ MM_NO_COVERAGE static void check_isolated_range(struct zone *zone, uint64_t star
  * range is isolated, none of its pages is on an ISOLATE list, and
  * NR_FREE_PAGES is want_free, the checker's count.
  */
-MM_NO_COVERAGE static void check_undone_range(struct zone *zone, uint64_t start, uint64_t end,
-					      long want_free)
+MM_NO_COVERAGE void _mm_check_undone_range(struct zone *zone, uint64_t start, uint64_t end,
+					   long want_free)
 {
 	struct mm_sim *sim = zone->sim;
 	long listed = 0;
@@ -675,11 +673,4 @@ MM_NO_COVERAGE static void check_undone_range(struct zone *zone, uint64_t start,
 		check_no_merge_across(zone, start, end);
 	if (!sim->serial)
 		zone_unlock(zone);
-}
-
-/* For tests: the states a correct undo never leaves can only be built by hand. */
-MM_NO_COVERAGE void _mm_check_undone_range(struct zone *zone, uint64_t start, uint64_t end,
-					   long want_free)
-{
-	check_undone_range(zone, start, end, want_free);
 }
