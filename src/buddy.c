@@ -95,12 +95,18 @@ void move_free_block_apart(struct zone *zone, uint64_t pfn, unsigned int order, 
 	}
 }
 
-void _mm_free_area_init(struct zone *zone)
+/*
+ * Every zone of every input's boot, populated or not: the lists' ends are
+ * all-ones words (PFN_NIL), set a free_area at a time.
+ */
+MM_SCAN void _mm_free_area_init(struct zone *zone)
 {
+	_Static_assert(PFN_NIL == UINT32_MAX, "an empty list's ends are all-ones bytes");
 	for (unsigned int o = 0; o < MM_NR_PAGE_ORDERS; o++) {
-		for (int mt = 0; mt < MIGRATE_TYPES; mt++)
-			zone->free_area[o].head[mt] = zone->free_area[o].tail[mt] = PFN_NIL;
-		zone->free_area[o].nr_free = 0;
+		struct free_area *area = &zone->free_area[o];
+		memset(area->head, 0xff, sizeof(area->head));
+		memset(area->tail, 0xff, sizeof(area->tail));
+		area->nr_free = 0;
 	}
 }
 
