@@ -710,7 +710,7 @@ unsigned long _mm_buddy_check_counts(struct zone *zone)
 	return check_counts(zone, NULL);
 }
 
-MM_NO_COVERAGE static unsigned long check_free_lists(struct zone *zone, unsigned long *listed_pages)
+MM_SCAN static unsigned long check_free_lists(struct zone *zone, unsigned long *listed_pages)
 {
 	struct mm_sim *sim = zone->sim;
 	unsigned long bad = 0;
@@ -796,11 +796,13 @@ static inline bool mergeable_buddy(struct zone *zone, uint64_t pfn, unsigned int
  * the lists and counters agree, and free + allocated + reserved == spanned.
  * t: the zone's pcp totals, from _mm_pcp_check_zone()'s pass.
  */
-MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone, const struct pcp_totals *t)
+MM_SCAN unsigned long _mm_buddy_check_zone(struct zone *zone, const struct pcp_totals *t)
 {
 	struct mm_sim *sim = zone->sim;
 	uint64_t start = zone->zone_start_pfn, end = start + zone->spanned_pages;
 	unsigned long bad = 0, nfree = 0, nalloc = 0, nreserved = 0, listed = 0, npcp = 0;
+	const uint32_t reserved_word = tail_tag(PG_RESERVED, zone->zone_id);
+	const uint32_t uninit_word = tail_tag(PG_UNINIT, zone->zone_id);
 
 	for (uint64_t pfn = start; pfn < end;) {
 		const struct page *page = pfn_to_page(sim, pfn);
@@ -813,10 +815,16 @@ MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone, const struc
 		}
 		switch (page->state) {
 		case PG_RESERVED:
-		case PG_UNINIT:
-			nreserved++;
-			pfn++;
+		case PG_UNINIT: {
+			/* a zone's reserved tail and deferred range are runs: one word a page */
+			uint64_t run = 1;
+			while (pfn + run < end && (page_word(page + run) == reserved_word ||
+						   page_word(page + run) == uninit_word))
+				run++;
+			nreserved += run;
+			pfn += run;
 			continue;
+		}
 		case PG_BUDDY:
 		case PG_PCP:
 			tail_state = PG_FREE_TAIL;
