@@ -56,12 +56,58 @@ START_TEST(test_alloc_and_free_check_their_zone)
 }
 END_TEST
 
+/*
+ * The counter ops that move or judge vm_committed_as check it at the op
+ * (_mm_committed_check(): the sum of its locals against every charge
+ * made): a fork and an exit (check_shared()), a munmap, a
+ * __vm_enough_memory() charge, the overcommit policy switch.
+ */
+static const char *const committed_ops[] = {"fork", "exit", "munmap", "vm_enough_memory",
+					    "overcommit_memory=1"};
+
+START_TEST(test_counter_ops_check_committed)
+{
+	struct mm_sim *sim = op_sim();
+	struct percpu_counter *vc = &sim->pcc->vm_committed_as;
+	struct vrec vr;
+
+	if (_i == 1 || _i == 2) {
+		ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
+		ck_assert_int_eq(mm_mmap(sim, 0, 8, MM_ANONPAGES, 0), 0);
+	}
+	sim_record(sim, &vr);
+	vc->count += 3;
+	switch (_i) {
+	case 0:
+		ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
+		break;
+	case 1:
+		ck_assert_int_eq(mm_exit(sim, 0), 0);
+		break;
+	case 2:
+		ck_assert_int_eq(mm_munmap(sim, 0, 8, MM_ANONPAGES), 0);
+		break;
+	case 3:
+		ck_assert_int_eq(mm_vm_enough_memory(sim, 0, 1, false), 0);
+		break;
+	default:
+		ck_assert_int_eq(mm_set_overcommit_memory(sim, MM_OVERCOMMIT_ALWAYS), 0);
+	}
+	ck_assert_msg(vrec_has(&vr, "INV-PCPU-SUM"), "%s: %u reports after the op",
+		      committed_ops[_i], vr.n);
+	vc->count -= 3;
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *op_checks_suite(void)
 {
 	Suite *s = suite_create("op_checks");
 	TCase *tc = tcase_create("ops");
 
 	tcase_add_test(tc, test_alloc_and_free_check_their_zone);
+	tcase_add_loop_test(tc, test_counter_ops_check_committed, 0,
+			    (int)ARRAY_SIZE(committed_ops));
 	suite_add_tcase(s, tc);
 	return s;
 }
