@@ -100,6 +100,64 @@ START_TEST(test_counter_ops_check_committed)
 }
 END_TEST
 
+/*
+ * The sysctls that resize the pcp lists and move the marks run the sizing
+ * checks at the op (_mm_check_sizing(): every derived quantity against the
+ * kernel's rule): vm_committed_as's batch, which none of them recomputes,
+ * moved behind the checker's back is INV-DERIVED-COMMIT-BATCH at once.
+ */
+static const struct {
+	const char *what;
+	uint8_t kind;
+	uint32_t value;
+} sysctl_rows[] = {
+	{"min_free_kbytes", MM_OP_SET_MIN_FREE_KBYTES, 512},
+	{"watermark_scale_factor", MM_OP_SET_WSF, 200},
+	{"percpu_pagelist_high_fraction", MM_OP_SET_HIGH_FRACTION, 8},
+};
+
+START_TEST(test_sysctl_ops_check_sizing)
+{
+	struct mm_sim *sim = op_sim();
+	struct mm_op op = {.kind = sysctl_rows[_i].kind,
+			   .sysctl = {.value = sysctl_rows[_i].value}};
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	sim->pcc->vm_committed_as_batch += 1;
+	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 0);
+	ck_assert_msg(vrec_has(&vr, "INV-DERIVED-COMMIT-BATCH"), "%s: %u reports after the op",
+		      sysctl_rows[_i].what, vr.n);
+	sim->pcc->vm_committed_as_batch -= 1;
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * The range ops check the zone they worked on at the op (_mm_op_range()'s
+ * cheap check): its exact NR_FREE_PAGES moved behind the checker's back is
+ * INV-BUDDY-NRFREE from an offline_pages and an alloc_contig_range of the
+ * zone's second pageblock.
+ */
+static const uint8_t range_kinds[] = {MM_OP_OFFLINE_PAGES, MM_OP_ALLOC_CONTIG};
+
+START_TEST(test_range_ops_check_their_zone)
+{
+	struct mm_sim *sim = op_sim();
+	struct mm_op op = {.kind = range_kinds[_i],
+			   .range = {.start = 512, .pages = 512, .node = 0, .zone = ZONE_NORMAL}};
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	normal(sim)->vm_stat_exact[NR_FREE_PAGES] += 1;
+	mm_apply_op(sim, &op, NULL, 0, 0);
+	ck_assert_msg(vrec_has(&vr, "INV-BUDDY-NRFREE"), "%s: %u reports after the op",
+		      mm_op_name(range_kinds[_i]), vr.n);
+	normal(sim)->vm_stat_exact[NR_FREE_PAGES] -= 1;
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *op_checks_suite(void)
 {
 	Suite *s = suite_create("op_checks");
@@ -108,6 +166,8 @@ static Suite *op_checks_suite(void)
 	tcase_add_test(tc, test_alloc_and_free_check_their_zone);
 	tcase_add_loop_test(tc, test_counter_ops_check_committed, 0,
 			    (int)ARRAY_SIZE(committed_ops));
+	tcase_add_loop_test(tc, test_sysctl_ops_check_sizing, 0, (int)ARRAY_SIZE(sysctl_rows));
+	tcase_add_loop_test(tc, test_range_ops_check_their_zone, 0, (int)ARRAY_SIZE(range_kinds));
 	suite_add_tcase(s, tc);
 	return s;
 }
