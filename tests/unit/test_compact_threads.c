@@ -343,6 +343,40 @@ START_TEST(test_lru_asked_for_allocated_pages_only)
 }
 END_TEST
 
+/*
+ * A thread's compaction state belongs to the machine it was made for
+ * (compact_state_thread()): the thread keeps one state per machine, found
+ * again at each pass (a state per pass would grow the machine's list by
+ * its lists' size every pass, on up to 1024 threads), listed on that
+ * machine's compact_threads, where mm_sim_compact_stats() sums what its
+ * passes counted. A second machine compacting on the same thread after the
+ * first is destroyed (the executor's next input, a test's next machine)
+ * gets a state of its own, not the freed one of the first.
+ */
+START_TEST(test_thread_state_follows_its_machine)
+{
+	for (int round = 0; round < 2; round++) {
+		struct vrec vr;
+		struct mm_sim *sim = threads_sim(&vr);
+		struct compact_state *cs = compact_state_current(sim);
+		struct mm_compact_stats st;
+
+		ck_assert_ptr_nonnull(cs);
+		ck_assert_ptr_ne(cs, sim->compact);
+		ck_assert_msg(compact_state_current(sim) == cs,
+			      "machine %d: a second pass on the thread got another state", round);
+		ck_assert_msg(atomic_load(&sim->compact_threads) == cs,
+			      "machine %d: the thread's state is not on the machine's list", round);
+		ck_assert_ptr_null(cs->next_thread);
+		compact_stats(sim)->compact_stall++;
+		mm_sim_compact_stats(sim, &st);
+		ck_assert_uint_eq(st.compact_stall, 1);
+		ck_assert_msg(vr.n == 0, "%s", vr.first);
+		mm_sim_destroy(sim);
+	}
+}
+END_TEST
+
 static Suite *compact_threads_suite(void)
 {
 	Suite *s = suite_create("compact_threads");
@@ -356,6 +390,7 @@ static Suite *compact_threads_suite(void)
 	tcase_add_test(tc, test_defer_bounds_under_threads);
 	tcase_add_test(tc, test_enomem_puts_back_each_source_once);
 	tcase_add_test(tc, test_lru_asked_for_allocated_pages_only);
+	tcase_add_test(tc, test_thread_state_follows_its_machine);
 	suite_add_tcase(s, tc);
 	return s;
 }
