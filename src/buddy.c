@@ -95,12 +95,18 @@ void move_free_block_apart(struct zone *zone, uint64_t pfn, unsigned int order, 
 	}
 }
 
-void _mm_free_area_init(struct zone *zone)
+/*
+ * Every zone of every input's boot, populated or not: the lists' ends are
+ * all-ones words (PFN_NIL), set a free_area at a time.
+ */
+MM_SCAN void _mm_free_area_init(struct zone *zone)
 {
+	_Static_assert(PFN_NIL == UINT32_MAX, "an empty list's ends are all-ones bytes");
 	for (unsigned int o = 0; o < MM_NR_PAGE_ORDERS; o++) {
-		for (int mt = 0; mt < MIGRATE_TYPES; mt++)
-			zone->free_area[o].head[mt] = zone->free_area[o].tail[mt] = PFN_NIL;
-		zone->free_area[o].nr_free = 0;
+		struct free_area *area = &zone->free_area[o];
+		memset(area->head, 0xff, sizeof(area->head));
+		memset(area->tail, 0xff, sizeof(area->tail));
+		area->nr_free = 0;
 	}
 }
 
@@ -156,6 +162,9 @@ void account_freepages(struct zone *zone, long nr_pages, int mt)
 		WRITE_ONCE(zone->nr_free_highatomic, zone->nr_free_highatomic + nr_pages);
 }
 
+static void merge_and_list(struct zone *zone, uint64_t pfn, unsigned int order, int mt,
+			   unsigned int fpi_flags);
+
 /*
  * models __free_one_page(). The caller holds zone->lock; mt is the
  * migratetype of the pageblock the block sits in. The tail pages become
@@ -164,11 +173,17 @@ void account_freepages(struct zone *zone, long nr_pages, int mt)
 void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt,
 		     unsigned int fpi_flags)
 {
+	account_freepages(zone, 1L << order, mt);
+	merge_and_list(zone, pfn, order, mt, fpi_flags);
+}
+
+/* __free_one_page() after its accounting: merge as far as the rules allow, then list. */
+static void merge_and_list(struct zone *zone, uint64_t pfn, unsigned int order, int mt,
+			   unsigned int fpi_flags)
+{
 	struct mm_sim *sim = zone->sim;
 	uint64_t buddy_pfn = pfn ^ (UINT64_C(1) << order);
 	bool across = false;
-
-	account_freepages(zone, 1L << order, mt);
 
 	while (order < sim->max_order) {
 		if ((int)order == sim->policy.buddy_no_merge_order)
@@ -216,19 +231,47 @@ void __free_one_page(struct zone *zone, uint64_t pfn, unsigned int order, int mt
  * pfns [start, end) to the buddy in the largest aligned blocks that fit,
  * to the tail of the lists, counting them as managed. zone->lock held.
  */
-void _mm_free_pfn_range(struct zone *zone, uint64_t start, uint64_t end)
+static void free_pfn_range(struct zone *zone, uint64_t start, uint64_t end, bool boot)
 {
 	struct mm_sim *sim = zone->sim;
+	long freed[MIGRATE_TYPES] = {0};
 
 	for (uint64_t pfn = start; pfn < end;) {
 		unsigned int order = sim->max_order;
 		while (order &&
 		       ((pfn & ((UINT64_C(1) << order) - 1)) || pfn + (UINT64_C(1) << order) > end))
 			order--;
+		int mt = get_pfnblock_migratetype(sim, pfn);
 		atomic_long_add(1L << order, &zone->managed_pages);
-		__free_one_page(zone, pfn, order, get_pfnblock_migratetype(sim, pfn), FPI_TO_TAIL);
+		if (boot) {
+			freed[mt] += 1L << order;
+			merge_and_list(zone, pfn, order, mt, FPI_TO_TAIL);
+		} else {
+			__free_one_page(zone, pfn, order, mt, FPI_TO_TAIL);
+		}
 		pfn += UINT64_C(1) << order;
 	}
+	for (int mt = 0; mt < MIGRATE_TYPES; mt++)
+		if (freed[mt])
+			account_freepages(zone, freed[mt], mt);
+}
+
+void _mm_free_pfn_range(struct zone *zone, uint64_t start, uint64_t end)
+{
+	free_pfn_range(zone, start, end, false);
+}
+
+/*
+ * The same at boot (memblock_free_all()), before the pagesets are sized:
+ * their vmstat threshold is 0, so each block's NR_FREE_PAGES update folds
+ * into the zone and global counters at once, and one update per
+ * migratetype for the range leaves every counter and diff as the blocks'
+ * updates one by one would (test_boot_free). Every fuzz input boots: the
+ * boot's free went from 992 samples to 626 in 400,000 fuzz_pcp executions.
+ */
+void _mm_free_boot_range(struct zone *zone, uint64_t start, uint64_t end)
+{
+	free_pfn_range(zone, start, end, true);
 }
 
 /* ------------------------------------------------------------------------
@@ -704,7 +747,7 @@ unsigned long _mm_buddy_check_counts(struct zone *zone)
 	return check_counts(zone, NULL);
 }
 
-MM_NO_COVERAGE static unsigned long check_free_lists(struct zone *zone, unsigned long *listed_pages)
+MM_SCAN static unsigned long check_free_lists(struct zone *zone, unsigned long *listed_pages)
 {
 	struct mm_sim *sim = zone->sim;
 	unsigned long bad = 0;
@@ -790,11 +833,13 @@ static inline bool mergeable_buddy(struct zone *zone, uint64_t pfn, unsigned int
  * the lists and counters agree, and free + allocated + reserved == spanned.
  * t: the zone's pcp totals, from _mm_pcp_check_zone()'s pass.
  */
-MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone, const struct pcp_totals *t)
+MM_SCAN unsigned long _mm_buddy_check_zone(struct zone *zone, const struct pcp_totals *t)
 {
 	struct mm_sim *sim = zone->sim;
 	uint64_t start = zone->zone_start_pfn, end = start + zone->spanned_pages;
 	unsigned long bad = 0, nfree = 0, nalloc = 0, nreserved = 0, listed = 0, npcp = 0;
+	const uint32_t reserved_word = tail_tag(PG_RESERVED, zone->zone_id);
+	const uint32_t uninit_word = tail_tag(PG_UNINIT, zone->zone_id);
 
 	for (uint64_t pfn = start; pfn < end;) {
 		const struct page *page = pfn_to_page(sim, pfn);
@@ -807,10 +852,16 @@ MM_NO_COVERAGE unsigned long _mm_buddy_check_zone(struct zone *zone, const struc
 		}
 		switch (page->state) {
 		case PG_RESERVED:
-		case PG_UNINIT:
-			nreserved++;
-			pfn++;
+		case PG_UNINIT: {
+			/* a zone's reserved tail and deferred range are runs: one word a page */
+			uint64_t run = 1;
+			while (pfn + run < end && (page_word(page + run) == reserved_word ||
+						   page_word(page + run) == uninit_word))
+				run++;
+			nreserved += run;
+			pfn += run;
 			continue;
+		}
 		case PG_BUDDY:
 		case PG_PCP:
 			tail_state = PG_FREE_TAIL;

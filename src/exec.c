@@ -186,12 +186,15 @@ long mm_exec_run(struct mm_exec *ex, const struct mm_prog *p, const struct mm_ex
 	uint32_t adopt = o->snapshot ? o->snapshot->nr_handles : 0;
 	if (adopt > p->nr_allocs)
 		return -1;
-	if (o->snapshot ? mm_snapshot_restore(ex->sim, o->snapshot, o->variant)
-			: mm_sim_init(ex->sim, &p->cfg, o->variant))
-		return -1;
-	ex->sim->serial = true;
+	/* this thread alone runs the machine, its boot included, until the return */
 	bool up = mm_locks_up;
-	mm_locks_up = true; /* this thread alone runs the machine, until the return */
+	mm_locks_up = true;
+	if (o->snapshot ? mm_snapshot_restore(ex->sim, o->snapshot, o->variant)
+			: mm_sim_init(ex->sim, &p->cfg, o->variant)) {
+		mm_locks_up = up;
+		return -1;
+	}
+	ex->sim->serial = true;
 	mm_sim_set_strict_watermarks(ex->sim, o->strict_watermarks);
 	mm_sim_set_violation_handler(ex->sim, on_violation, ex);
 	if (o->on_boot)

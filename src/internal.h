@@ -597,6 +597,7 @@ struct page *__rmqueue(struct zone *zone, unsigned int order, int mt, unsigned i
 bool free_area_empty(const struct free_area *area, int mt);
 void _mm_free_area_init(struct zone *zone);
 void _mm_free_pfn_range(struct zone *zone, uint64_t start, uint64_t end);
+void _mm_free_boot_range(struct zone *zone, uint64_t start, uint64_t end);
 bool prep_move_freepages_block(struct zone *zone, uint64_t pfn, uint64_t *start_pfn,
 			       unsigned long *free_pages, unsigned long *movable_pages);
 void __move_freepages_block(struct zone *zone, uint64_t start, int old_mt, int new_mt);

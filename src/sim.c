@@ -230,7 +230,7 @@ MM_SCAN static void memmap_init_zone(struct mm_sim *sim, struct zone *z)
 static void zone_free_managed(struct mm_sim *sim, struct zone *z)
 {
 	zone_lock(z);
-	_mm_free_pfn_range(z, z->zone_start_pfn, z->first_deferred_pfn);
+	_mm_free_boot_range(z, z->zone_start_pfn, z->first_deferred_pfn);
 	zone_unlock(z);
 	(void)sim;
 }

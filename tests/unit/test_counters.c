@@ -800,6 +800,44 @@ START_TEST(test_mmap_checks_rss)
 }
 END_TEST
 
+/*
+ * So is the counter an op moves or reads (the add, with the default batch
+ * and with the op's own, the compare and the sync), at once: a count moved
+ * behind the checker's back is reported by the op, before any full scan,
+ * which is where a repro's trace then points. (A set rewrites the count
+ * and every local: nothing moved before it is left to see.)
+ */
+static const char *const checking_ops[] = {"add", "add batch=8", "compare", "sync"};
+
+START_TEST(test_counter_op_checks_its_counter)
+{
+	struct mm_sim *sim = counters_sim(2, NULL);
+	struct vrec vr;
+
+	sim->serial = true;
+	mm_set_current_cpu(1);
+	sim_record(sim, &vr);
+	sim->pcc->ctr[1].count += 3;
+	switch (_i) {
+	case 0:
+		ck_assert_int_eq(mm_pcpu_add(sim, 1, 2, 0), 0);
+		break;
+	case 1:
+		ck_assert_int_eq(mm_pcpu_add(sim, 1, 2, 8), 0);
+		break;
+	case 2:
+		mm_pcpu_compare(sim, 1, 100, 0);
+		break;
+	default:
+		ck_assert_int_eq(mm_pcpu_sync(sim, 1), 0);
+	}
+	ck_assert_msg(vrec_has(&vr, "INV-PCPU-SUM"), "%s: %u reports after the op",
+		      checking_ops[_i], vr.n);
+	sim->pcc->ctr[1].count -= 3;
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *counters_suite(void)
 {
 	Suite *s = suite_create("counters");
@@ -833,6 +871,8 @@ static Suite *counters_suite(void)
 	tcase_add_loop_test(tc, test_counter_op_arms_full_check, 0, (int)ARRAY_SIZE(touching_ops));
 	tcase_add_test(tc, test_mmap_checks_committed);
 	tcase_add_test(tc, test_mmap_checks_rss);
+	tcase_add_loop_test(tc, test_counter_op_checks_its_counter, 0,
+			    (int)ARRAY_SIZE(checking_ops));
 	suite_add_tcase(s, tc);
 	return s;
 }

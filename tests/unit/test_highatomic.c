@@ -390,6 +390,42 @@ START_TEST(test_unreserve_by_order)
 }
 END_TEST
 
+/*
+ * zone_watermark_fast()'s boost exemption, where the admission is judged:
+ * an order-0 __GFP_HIGH request at min that fails the boosted mark is
+ * checked again against min alone. The buddy path checks admissions, and
+ * an order-0 request reaches it when its pcp refill finds nothing: here
+ * every free page is highatomic, which an ATOMIC request
+ * (ALLOC_MIN_RESERVE | ALLOC_NON_BLOCK) may take there. With a boost of
+ * 200 the boosted min of 264 leaves a floor of 99 (264 - 132, then
+ * - 33), which 78 free pages fail; min alone leaves 24, which they pass.
+ * The request is served, and the admission's floor is min's: no report.
+ * A floor taken from the boosted mark would report 77 against 99 (less
+ * the vmstat drift bound).
+ */
+START_TEST(test_atomic_order0_admitted_past_the_boost)
+{
+	struct mm_exec *ex = mm_exec_create();
+	struct mm_exec_opts o;
+	struct vrec vr;
+	uint32_t gen;
+	long failed;
+
+	mm_exec_opts_default(&o);
+	ck_assert_int_eq(exec_text(ex, RESERVED, &o, &vr, &failed), 0);
+	struct mm_sim *sim = mm_exec_sim(ex);
+	struct zone *z = normal(sim);
+	ck_assert_int_eq(z->nr_free_highatomic, 78);
+	z->watermark_boost = 200;
+	sim_record(sim, &vr);
+	mm_set_current_cpu(0);
+	ck_assert_int_ge(mm_alloc_pages(sim, 0, MM_GFP_ATOMIC, 0, 6, &gen), 0);
+	ck_assert_int_eq(z->nr_free_highatomic, 77);
+	ck_assert_msg(vr.n == 0, "%u reports: %s", vr.n, vr.first);
+	mm_exec_destroy(ex);
+}
+END_TEST
+
 static Suite *highatomic_suite(void)
 {
 	Suite *s = suite_create("highatomic");
@@ -404,6 +440,7 @@ static Suite *highatomic_suite(void)
 	tcase_add_loop_test(tc, test_refusal_judged_under_lock, 0, (int)ARRAY_SIZE(locked_rows));
 	tcase_add_test(tc, test_refusal_raced_by_free_not_judged);
 	tcase_add_loop_test(tc, test_unreserve_by_order, 0, 6);
+	tcase_add_test(tc, test_atomic_order0_admitted_past_the_boost);
 	suite_add_tcase(s, tc);
 	return s;
 }
