@@ -343,6 +343,121 @@ START_TEST(test_lru_asked_for_allocated_pages_only)
 }
 END_TEST
 
+/*
+ * A thread's compaction state belongs to the machine it was made for
+ * (compact_state_thread()): the thread keeps one state per machine, found
+ * again at each pass (a state per pass would grow the machine's list by
+ * its lists' size every pass, on up to 1024 threads), listed on that
+ * machine's compact_threads, where mm_sim_compact_stats() sums what its
+ * passes counted. A second machine compacting on the same thread after the
+ * first is destroyed (the executor's next input, a test's next machine)
+ * gets a state of its own, not the freed one of the first.
+ */
+START_TEST(test_thread_state_follows_its_machine)
+{
+	for (int round = 0; round < 2; round++) {
+		struct vrec vr;
+		struct mm_sim *sim = threads_sim(&vr);
+		struct compact_state *cs = compact_state_current(sim);
+		struct mm_compact_stats st;
+
+		ck_assert_ptr_nonnull(cs);
+		ck_assert_ptr_ne(cs, sim->compact);
+		ck_assert_msg(compact_state_current(sim) == cs,
+			      "machine %d: a second pass on the thread got another state", round);
+		ck_assert_msg(atomic_load(&sim->compact_threads) == cs,
+			      "machine %d: the thread's state is not on the machine's list", round);
+		ck_assert_ptr_null(cs->next_thread);
+		compact_stats(sim)->compact_stall++;
+		mm_sim_compact_stats(sim, &st);
+		ck_assert_uint_eq(st.compact_stall, 1);
+		ck_assert_msg(vr.n == 0, "%s", vr.first);
+		mm_sim_destroy(sim);
+	}
+}
+END_TEST
+
+/* A whole LRU of the test's order-0 pages: the stamp each was allocated with. */
+struct lru_pages {
+	uint32_t gen[256];
+	bool listed[256];
+	unsigned int isolated, moved;
+};
+
+static bool lru_isolate_listed(void *arg, uint64_t pfn, uint32_t *owner, uint32_t *gen)
+{
+	struct lru_pages *l = arg;
+
+	if (pfn >= 256 || !l->listed[pfn])
+		return false;
+	l->listed[pfn] = false;
+	*owner = 7;
+	*gen = l->gen[pfn];
+	l->isolated++;
+	return true;
+}
+
+static void lru_put_listed(void *arg, uint64_t old_pfn, uint64_t new_pfn)
+{
+	struct lru_pages *l = arg;
+
+	l->gen[new_pfn] = l->gen[old_pfn];
+	l->listed[new_pfn] = true;
+	l->moved += new_pfn != old_pfn;
+}
+
+/*
+ * A whole direct compaction under threads, through compact_zone() on this
+ * thread's own state (compact_state_thread()), not a control built by
+ * hand: every odd page of the 256-page zone is free (buddy only, so 128
+ * single free pages and no free pageblock), the even ones are on the
+ * run's LRU. An order-5 pass at the sync light priority must migrate
+ * sources out of a pageblock onto free pages the free scanner isolated,
+ * and end with the block free: the thread's migration and free lists,
+ * sized for a pageblock plus a max_order block, carry the pass.
+ */
+START_TEST(test_threaded_pass_migrates)
+{
+	struct mm_config cfg;
+	struct vrec vr;
+	struct lru_pages lru = {0};
+	struct mm_migrate_src src = {
+		.isolate = lru_isolate_listed, .putback = lru_put_listed, .arg = &lru};
+	struct mm_compact_stats st;
+	uint32_t gen;
+	long long pfn;
+
+	cfg_tiny(&cfg, 2, 6, 5);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 256, 256);
+	struct mm_sim *sim = sim_new_buddy_only(&cfg);
+	mm_set_current_cpu(0);
+	while ((pfn = mm_alloc_pages(sim, 0, MM_GFP_HIGHUSER_MOVABLE, 0, 7, &gen)) >= 0) {
+		lru.gen[pfn] = gen;
+		lru.listed[pfn] = true;
+	}
+	for (uint64_t p = 1; p < 256; p += 2) {
+		mm_free_pages(sim, p, 0, 7, lru.gen[p]);
+		lru.listed[p] = false;
+	}
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 128);
+	sim->serial = false;
+	sim_record(sim, &vr);
+	mm_set_migrate_src(sim, &src);
+	int rc = mm_compact_zone(sim, 0, ZONE_NORMAL, 5, MM_COMPACT_PRIO_SYNC_LIGHT,
+				 MM_MIGRATE_SYNC_LIGHT, MIGRATE_MOVABLE);
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_ptr_ne(compact_state_current(sim), sim->compact);
+	ck_assert_msg(rc == MM_COMPACT_SUCCESS, "result %d, %llu migrated, %llu isolated", rc,
+		      st.pgmigrate_success, st.compact_isolated);
+	ck_assert_uint_ge(st.pgmigrate_success, 16);
+	ck_assert_uint_eq(lru.moved, st.pgmigrate_success);
+	ck_assert_uint_ge(lru.isolated, lru.moved);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_set_migrate_src(sim, NULL);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *compact_threads_suite(void)
 {
 	Suite *s = suite_create("compact_threads");
@@ -356,6 +471,8 @@ static Suite *compact_threads_suite(void)
 	tcase_add_test(tc, test_defer_bounds_under_threads);
 	tcase_add_test(tc, test_enomem_puts_back_each_source_once);
 	tcase_add_test(tc, test_lru_asked_for_allocated_pages_only);
+	tcase_add_test(tc, test_thread_state_follows_its_machine);
+	tcase_add_test(tc, test_threaded_pass_migrates);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1529,6 +1529,40 @@ START_TEST(test_apart_mark_ends_with_the_free_block)
 }
 END_TEST
 
+/*
+ * Seed 002's law at its edge, both forms: an order-o allocation admitted at
+ * low under kswapd's pressure thresholds must find exact free pages at
+ * min + 2^o or more. The grid puts exact at min + 2^o - 1, min + 2^o and
+ * min + 2^o + 1 for orders 0 to 3, serial (checked before the buddy is
+ * asked) and threaded (the recheck under zone->lock); the estimate stays 30
+ * above exact, well above low. Only the first row of each triple breaks the
+ * rule, and the report carries the rule's min + 2^o and the exact count.
+ */
+static const int pressure_edge_delta[] = {-1, 0, 1};
+
+START_TEST(test_pressure_edge_grid)
+{
+	const unsigned int order = (unsigned int)_i % 4;
+	const int delta = pressure_edge_delta[(_i / 4) % 3];
+	const bool serial = _i < 12;
+	const long want = 10 + (1L << order); /* min + 2^order, pressure_skewed()'s min */
+	const long exact = want + delta;
+	struct vfirst r = {.want = "INV-VMSTAT-PRESSURE"};
+	struct mm_sim *sim = pressure_broken(&r, (unsigned int)(64 - exact), serial);
+	uint32_t gen;
+
+	ck_assert_int_eq(zone_of(sim, 0, ZONE_NORMAL)->vm_stat_exact[NR_FREE_PAGES], exact);
+	ck_assert_int_ge(mm_alloc_pages(sim, order, GFP_MOV, -1, 1, &gen), 0);
+	ck_assert_msg(r.seen == (exact < want), "order %u, exact %ld, %s: reported %d (want %d)",
+		      order, exact, serial ? "serial" : "threaded", r.seen, exact < want);
+	if (r.seen) {
+		ck_assert_int_eq(r.v.expected, want);
+		ck_assert_int_eq(r.v.actual, exact);
+	}
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *fires_suite(void)
 {
 	Suite *s = suite_create("fires");
@@ -1548,6 +1582,7 @@ static Suite *fires_suite(void)
 	tcase_add_loop_test(tc, test_full_check_counts_reports, 0, (int)ARRAY_SIZE(count_rows));
 	tcase_add_test(tc, test_full_check_counts_hole_zone);
 	tcase_add_test(tc, test_apart_mark_ends_with_the_free_block);
+	tcase_add_loop_test(tc, test_pressure_edge_grid, 0, 2 * 4 * 3);
 	suite_add_tcase(s, tc);
 	return s;
 }

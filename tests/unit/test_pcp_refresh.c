@@ -305,6 +305,62 @@ START_TEST(test_cache_slice_in_the_op_language)
 }
 END_TEST
 
+/*
+ * The boot's cacheinfo walk (cacheinfo_sysfs_init()) on a machine built
+ * in a sim that held a larger one (the fuzz targets' per-input reset):
+ * only this machine's CPUs are walked; the online marks past them are the
+ * old machine's. A DMA zone of 4096 pages (batch 1) and a Normal zone of
+ * 65536 (batch 15) with a 64 KB slice (16 pages): the rule sets the flag
+ * on every DMA pageset (16 > 3) and on no Normal one (16 <= 45). Each row
+ * boots the old machine's CPUs, then the new one's; every pageset of the
+ * new machine must hold the rule's flag. A walk one CPU too far flags
+ * Normal's CPU 0, the next pageset in the zones x CPUs buffer.
+ */
+static const unsigned int boot_after[][2] = {{1, 1}, {2, 1}, {3, 1}, {3, 2}, {4, 2}, {2, 2}};
+
+static void two_zones(struct mm_config *cfg, unsigned int nr_cpus)
+{
+	cfg_tiny(cfg, nr_cpus, 10, 9);
+	cfg_zone(cfg, 0, ZONE_DMA, 0, 4096, 4096);
+	cfg_zone(cfg, 0, ZONE_NORMAL, 4096, 65536, 65536);
+	cfg->cache_slice_kb = 64;
+}
+
+START_TEST(test_cacheinfo_boot_after_a_larger_machine)
+{
+	const unsigned int old_cpus = boot_after[_i][0], cpus = boot_after[_i][1];
+	const unsigned long slice_pages = 64 >> 2; /* 4 KB pages */
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct vrec vr;
+
+	two_zones(&cfg, old_cpus);
+	sim = sim_new(&cfg);
+	two_zones(&cfg, cpus);
+	ck_assert_int_eq(mm_sim_init(sim, &cfg, -1), 0);
+	ck_assert_uint_eq(mm_nr_cpus(sim), cpus);
+	sim_record(sim, &vr);
+	for (unsigned int i = 0; i < 2; i++) {
+		const int zt = i ? ZONE_NORMAL : ZONE_DMA, batch = i ? 15 : 1;
+		const struct zone *z = &sim->node_data[0]->node_zones[zt];
+		const bool want = slice_pages > 3UL * (unsigned long)batch;
+
+		ck_assert_ptr_nonnull(z->per_cpu_pageset);
+		for (unsigned int cpu = 0; cpu < cpus; cpu++) {
+			const struct per_cpu_pages *pcp = &z->per_cpu_pageset[cpu];
+			bool got = pcp->flags & PCPF_FREE_HIGH_BATCH;
+
+			ck_assert_int_eq(pcp->batch, batch);
+			ck_assert_msg(got == want,
+				      "%u CPUs after %u: zone %d cpu %u flag %d, the rule %d", cpus,
+				      old_cpus, zt, cpu, got, want);
+		}
+	}
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *pcp_refresh_suite(void)
 {
 	Suite *s = suite_create("pcp_refresh");
@@ -319,6 +375,8 @@ static Suite *pcp_refresh_suite(void)
 	tcase_add_test(tc, test_cacheinfo_flag_follows_cpu_online);
 	tcase_add_test(tc, test_free_high_batch_fires);
 	tcase_add_test(tc, test_cache_slice_in_the_op_language);
+	tcase_add_loop_test(tc, test_cacheinfo_boot_after_a_larger_machine, 0,
+			    (int)ARRAY_SIZE(boot_after));
 	suite_add_tcase(s, tc);
 	return s;
 }
