@@ -178,15 +178,19 @@ END_TEST
  * __inc_zone_state(): the 11th increment under threshold 10 folds 11 + 5
  * and leaves -5, so the next fold is 16 increments away; the decrement
  * mirrors it. With threshold 0 every update folds and the diff stays 0.
+ * Each step counts as one update, as __mod_zone_page_state()'s do: 41
+ * steps, 5 of them folds.
  */
 START_TEST(test_inc_dec_overstep)
 {
 	struct mm_sim *sim = normal_machine(2, 1024, 0);
 	struct zone *z = normal_zone(sim);
+	struct mm_stats st0, st;
 	long base;
 
 	mm_set_current_cpu(0);
 	base = diff_setup(z, 10);
+	mm_sim_stats(sim, &st0);
 	for (int i = 0; i < 10; i++)
 		__inc_zone_state(z, NR_FREE_PAGES);
 	expect_diff(z, base, 0, 10);
@@ -213,6 +217,9 @@ START_TEST(test_inc_dec_overstep)
 	expect_diff(z, base, 1, 0);
 	__dec_zone_state(z, NR_FREE_PAGES);
 	expect_diff(z, base, 0, 0);
+	mm_sim_stats(sim, &st);
+	ck_assert_uint_eq(st.vmstat_updates - st0.vmstat_updates, 41);
+	ck_assert_uint_eq(st.vmstat_folds - st0.vmstat_folds, 5);
 	mm_sim_destroy(sim);
 }
 END_TEST
