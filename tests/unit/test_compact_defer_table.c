@@ -11,8 +11,7 @@
  * results a pass can end in here, each result built by its zone's shape
  * and the cached migration pfn, and checked as the premise of its row.
  */
-#include "common.h"
-#include "internal.h"
+#include "test_taken_zone.h"
 
 enum shape {
 	FRAGMENTED, /* every other page free: suitable, no order-3 block */
@@ -57,27 +56,14 @@ START_TEST(test_defer_after_result)
 {
 	int prio = defer_rows[_i].prio;
 	enum shape shape = defer_rows[_i].shape;
-	struct mm_config cfg;
-	struct mm_sim *sim;
-	struct zone *z;
 	struct vrec vr;
-	uint32_t gens[256], gen;
-	long long pfn;
+	struct taken_zone t = taken_zone(1, 256, shape == SHORT ? 32 : 2, true, &vr);
+	struct mm_sim *sim = t.sim;
+	struct zone *z = t.zone;
 
-	cfg_tiny(&cfg, 1, 6, 5);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 256, 256);
-	sim = sim_new(&cfg);
-	sim->serial = true;
-	sim_record(sim, &vr);
-	mm_set_current_cpu(0);
-	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
-	while ((pfn = mm_alloc_pages(sim, 0, MM_GFP_HIGHUSER_MOVABLE, 0, 7, &gen)) >= 0)
-		gens[pfn] = gen;
-	for (uint64_t p = 0; p < 256; p += shape == SHORT ? 32 : 2)
-		mm_free_pages(sim, p, 0, 7, gens[p]);
 	if (shape == FREE_BLOCK)
 		for (uint64_t p = 129; p < 136; p += 2)
-			mm_free_pages(sim, p, 0, 7, gens[p]);
+			taken_free(&t, p);
 	mm_drain_all_pages(sim);
 	if (defer_rows[_i].partial) {
 		z->compact_cached_migrate_pfn[0] = z->compact_cached_migrate_pfn[1] = 128;
@@ -102,7 +88,7 @@ START_TEST(test_defer_after_result)
 		ck_assert_int_eq(z->compact_order_failed, 0); /* already below order 3 */
 	}
 	ck_assert_msg(vr.n == 0, "%s", vr.first);
-	mm_sim_destroy(sim);
+	taken_zone_destroy(&t);
 }
 END_TEST
 

@@ -10,8 +10,7 @@
  * real passes must keep them, seen from inside each pass (the jitter
  * point right after zone->lock is taken) and after it.
  */
-#include "common.h"
-#include "internal.h"
+#include "test_taken_zone.h"
 
 struct seen {
 	struct zone *zone;
@@ -31,23 +30,6 @@ static void look(void *arg)
 		s->bad_starts++;
 }
 
-/* The LRU gives no page up: each pass scans the zone, isolates nothing and completes. */
-static bool lru_refuses(void *arg, uint64_t pfn, uint32_t *owner, uint32_t *gen)
-{
-	(void)arg;
-	(void)pfn;
-	(void)owner;
-	(void)gen;
-	return false;
-}
-
-static void lru_putback(void *arg, uint64_t old_pfn, uint64_t new_pfn)
-{
-	(void)arg;
-	(void)old_pfn;
-	(void)new_pfn;
-}
-
 /*
  * 1 node, 2 CPUs, a Normal zone of 256 pages in pageblocks of 32, not
  * serial; every other page free, so no order-5 block is free and the
@@ -57,26 +39,12 @@ static void lru_putback(void *arg, uint64_t old_pfn, uint64_t new_pfn)
  */
 START_TEST(test_passes_counted_in_flight)
 {
-	struct mm_migrate_src src = {.isolate = lru_refuses, .putback = lru_putback};
-	struct mm_config cfg;
-	struct mm_sim *sim;
 	struct vrec vr;
-	uint32_t gens[256], gen;
-	long long pfn;
+	struct taken_zone t = taken_zone(2, 256, 2, false, &vr);
+	struct zone *zone = t.zone;
+	struct mm_sim *sim = t.sim;
 
-	cfg_tiny(&cfg, 2, 6, 5);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 256, 256);
-	sim = sim_new(&cfg);
-	sim->serial = false;
-	sim_record(sim, &vr);
-	mm_set_current_cpu(0);
-	while ((pfn = mm_alloc_pages(sim, 0, MM_GFP_HIGHUSER_MOVABLE, 0, 7, &gen)) >= 0)
-		gens[pfn] = gen;
-	for (uint64_t p = 0; p < 256; p += 2)
-		mm_free_pages(sim, p, 0, 7, gens[p]);
-	mm_set_migrate_src(sim, &src);
-
-	struct zone *zone = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	mm_set_migrate_src(sim, &lru_refusing);
 	struct seen s = {.zone = zone};
 	unsigned int starts = atomic_load(&zone->compact_pass_starts);
 	for (unsigned int i = 1; i <= 3; i++) {
@@ -96,7 +64,7 @@ START_TEST(test_passes_counted_in_flight)
 	ck_assert_msg(s.bad_starts == 0, "%u of %u points saw another start count", s.bad_starts,
 		      s.points);
 	ck_assert_msg(vr.n == 0, "%s", vr.first);
-	mm_sim_destroy(sim);
+	taken_zone_destroy(&t);
 }
 END_TEST
 

@@ -9,25 +9,7 @@
  * last index: the free scanner starts in that block, and the pass's
  * start clears the marks of every block of the zone.
  */
-#include "common.h"
-#include "internal.h"
-
-/* The LRU gives no page up: the pass isolates nothing and the scanners meet. */
-static bool lru_refuses(void *arg, uint64_t pfn, uint32_t *owner, uint32_t *gen)
-{
-	(void)arg;
-	(void)pfn;
-	(void)owner;
-	(void)gen;
-	return false;
-}
-
-static void lru_putback(void *arg, uint64_t old_pfn, uint64_t new_pfn)
-{
-	(void)arg;
-	(void)old_pfn;
-	(void)new_pfn;
-}
+#include "test_taken_zone.h"
 
 /*
  * 1 node, 2 CPUs, pageblocks of 32 and Normal zones of 1,025 and 1,055
@@ -40,37 +22,17 @@ static const uint64_t zone_pages[] = {1025, 1055, 1024};
 
 START_TEST(test_thread_state_covers_partial_last_block)
 {
-	struct mm_migrate_src src = {.isolate = lru_refuses, .putback = lru_putback};
 	uint64_t pages = zone_pages[_i];
-	struct mm_config cfg;
-	struct mm_sim *sim;
 	struct vrec vr;
-	uint32_t *gens = calloc(pages, sizeof(*gens)), gen;
-	bool *taken = calloc(pages, sizeof(*taken));
-	long long pfn;
+	struct taken_zone t = taken_zone(2, pages, 2, false, &vr);
 
-	ck_assert_ptr_nonnull(gens);
-	ck_assert_ptr_nonnull(taken);
-	cfg_tiny(&cfg, 2, 6, 5);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, pages, pages);
-	sim = sim_new(&cfg);
-	sim->serial = false;
-	sim_record(sim, &vr);
-	mm_set_current_cpu(0);
-	while ((pfn = mm_alloc_pages(sim, 0, MM_GFP_HIGHUSER_MOVABLE, 0, 7, &gen)) >= 0)
-		gens[pfn] = gen, taken[pfn] = true;
-	for (uint64_t p = 0; p < pages; p += 2)
-		if (taken[p])
-			mm_free_pages(sim, p, 0, 7, gens[p]);
-	mm_set_migrate_src(sim, &src);
-	int rc = mm_compact_zone(sim, 0, ZONE_NORMAL, 5, MM_COMPACT_PRIO_SYNC_FULL, MM_MIGRATE_SYNC,
-				 MIGRATE_MOVABLE);
+	mm_set_migrate_src(t.sim, &lru_refusing);
+	int rc = mm_compact_zone(t.sim, 0, ZONE_NORMAL, 5, MM_COMPACT_PRIO_SYNC_FULL,
+				 MM_MIGRATE_SYNC, MIGRATE_MOVABLE);
 	ck_assert_msg(rc == MM_COMPACT_COMPLETE, "%llu pages: %s", (unsigned long long)pages,
 		      mm_compact_result_name(rc));
 	ck_assert_msg(vr.n == 0, "%s", vr.first);
-	free(gens);
-	free(taken);
-	mm_sim_destroy(sim);
+	taken_zone_destroy(&t);
 }
 END_TEST
 
