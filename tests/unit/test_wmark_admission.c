@@ -50,14 +50,12 @@ static const struct {
 	{3, 15, 7},
 };
 
-START_TEST(test_refused_then_served_floor_has_no_drift)
+/* The machine described above, its marks boosted by boost; r records the reports. */
+static struct mm_sim *served_machine(struct wmark_min_rec *r, unsigned long boost)
 {
-	unsigned int order = served_rows[_i].order;
-	struct wmark_min_rec r = {0};
 	struct mm_config cfg;
 	struct mm_sim *sim;
 	struct zone *z;
-	uint32_t gen;
 
 	cfg_tiny(&cfg, 1, 3, 2);
 	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
@@ -67,12 +65,24 @@ START_TEST(test_refused_then_served_floor_has_no_drift)
 	z->_watermark[WMARK_MIN] = 8;
 	z->_watermark[WMARK_LOW] = 12;
 	z->_watermark[WMARK_HIGH] = 16;
+	z->watermark_boost = boost;
 	z->per_cpu_zonestats[0].stat_threshold = 0;
 	z->per_cpu_zonestats[0].update_threshold[NR_FREE_PAGES] = 0;
 	ck_assert_uint_eq(z->lowmem_reserve[ZONE_NORMAL], 0);
 	sim->serial = true;
-	mm_sim_set_violation_handler(sim, wmark_min_handler, &r);
+	mm_sim_set_violation_handler(sim, wmark_min_handler, r);
 	mm_set_current_cpu(0);
+	return sim;
+}
+
+START_TEST(test_refused_then_served_floor_has_no_drift)
+{
+	unsigned int order = served_rows[_i].order;
+	struct wmark_min_rec r = {0};
+	struct mm_sim *sim = served_machine(&r, 0);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	uint32_t gen;
+
 	for (int i = 0; i < 64 && z->vm_stat_exact[NR_FREE_PAGES] > served_rows[_i].before; i++)
 		ck_assert_int_ge(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, 1, &gen), 0);
 	ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], served_rows[_i].before);
@@ -137,26 +147,10 @@ START_TEST(test_served_block_floor_keeps_boost)
 	long floor = boost_row_floor(gfp, boost_rows[_i].boost);
 	long before = floor + (1L << order) - 1;
 	struct wmark_min_rec r = {0};
-	struct mm_config cfg;
-	struct mm_sim *sim;
-	struct zone *z;
+	struct mm_sim *sim = served_machine(&r, boost_rows[_i].boost);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 	uint32_t gen;
 
-	cfg_tiny(&cfg, 1, 3, 2);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
-	sim = sim_new_variant(&cfg, "wmark-ignore-min");
-	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
-	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
-	z->_watermark[WMARK_MIN] = 8;
-	z->_watermark[WMARK_LOW] = 12;
-	z->_watermark[WMARK_HIGH] = 16;
-	z->watermark_boost = boost_rows[_i].boost;
-	z->per_cpu_zonestats[0].stat_threshold = 0;
-	z->per_cpu_zonestats[0].update_threshold[NR_FREE_PAGES] = 0;
-	ck_assert_uint_eq(z->lowmem_reserve[ZONE_NORMAL], 0);
-	sim->serial = true;
-	mm_sim_set_violation_handler(sim, wmark_min_handler, &r);
-	mm_set_current_cpu(0);
 	for (int i = 0; i < 64 && z->vm_stat_exact[NR_FREE_PAGES] > before; i++)
 		ck_assert_int_ge(mm_alloc_pages(sim, 0, gfp, 0, 1, &gen), 0);
 	ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], before);
