@@ -60,12 +60,57 @@ START_TEST(test_init_refused_at_each_calloc)
 }
 END_TEST
 
+/*
+ * mm_sim_compact_stats() on a machine with no compaction state: one
+ * created and never built, and one whose init was refused at each
+ * calloc (the compaction state's among them). The counts are zeros, not
+ * whatever the caller's buffer held: nothing compacted.
+ */
+static bool stats_zero(const struct mm_sim *sim)
+{
+	struct mm_compact_stats st;
+	static const struct mm_compact_stats zero;
+
+	memset(&st, 0xa5, sizeof(st));
+	mm_sim_compact_stats(sim, &st);
+	return !memcmp(&st, &zero, sizeof(st));
+}
+
+START_TEST(test_unbuilt_machine_compacts_nothing)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim = mm_sim_create();
+	unsigned int n;
+
+	ck_assert_ptr_nonnull(sim);
+	ck_assert_msg(stats_zero(sim), "a machine never built has compaction counts");
+	mm_sim_destroy(sim);
+	cfg_small(&cfg);
+	for (n = 1; n <= 256; n++) {
+		int ret;
+
+		sim = mm_sim_create();
+		ck_assert_ptr_nonnull(sim);
+		nr_called = 0;
+		fail_nth = n;
+		ret = mm_sim_init(sim, &cfg, -1);
+		fail_nth = 0;
+		bool zero = stats_zero(sim);
+		mm_sim_destroy(sim);
+		if (ret == 0)
+			break;
+		ck_assert_msg(zero, "init refused at calloc %u: compaction counts", n);
+	}
+}
+END_TEST
+
 static Suite *calloc_fail_suite(void)
 {
 	Suite *s = suite_create("calloc_fail");
 	TCase *tc = tcase_create("calloc");
 
 	tcase_add_test(tc, test_init_refused_at_each_calloc);
+	tcase_add_test(tc, test_unbuilt_machine_compacts_nothing);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_compact_thread_state.c - a compacting thread's own state (its
+ * lists, and the checker's per-pageblock visit and scanner marks) covers
+ * every pageblock of the machine, the partial last one included. Under
+ * threads each thread's state is made at its first pass
+ * (compact_state_thread()); the serial state is sized apart, so only a
+ * threaded pass on a machine whose last pageblock is partial reaches the
+ * last index: the free scanner starts in that block, and the pass's
+ * start clears the marks of every block of the zone.
+ */
+#include "test_taken_zone.h"
+
+/*
+ * 1 node, 2 CPUs, pageblocks of 32 and Normal zones of 1,025 and 1,055
+ * pages (the last block one page and 31 pages; 1,024 for contrast), not
+ * serial; every other page free (and the few the watermark kept). A
+ * whole-zone pass of order 5 from this thread must scan the zone, report
+ * nothing and complete.
+ */
+static const uint64_t zone_pages[] = {1025, 1055, 1024};
+
+START_TEST(test_thread_state_covers_partial_last_block)
+{
+	uint64_t pages = zone_pages[_i];
+	struct vrec vr;
+	struct taken_zone t = taken_zone(2, pages, 2, false, &vr);
+
+	mm_set_migrate_src(t.sim, &lru_refusing);
+	int rc = mm_compact_zone(t.sim, 0, ZONE_NORMAL, 5, MM_COMPACT_PRIO_SYNC_FULL,
+				 MM_MIGRATE_SYNC, MIGRATE_MOVABLE);
+	ck_assert_msg(rc == MM_COMPACT_COMPLETE, "%llu pages: %s", (unsigned long long)pages,
+		      mm_compact_result_name(rc));
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	taken_zone_destroy(&t);
+}
+END_TEST
+
+static Suite *compact_thread_state_suite(void)
+{
+	Suite *s = suite_create("compact_thread_state");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_loop_test(tc, test_thread_state_covers_partial_last_block, 0,
+			    (int)ARRAY_SIZE(zone_pages));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(compact_thread_state_suite());
+}
