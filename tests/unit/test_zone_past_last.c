@@ -74,11 +74,27 @@ START_TEST(test_ops_skip_zone_past_last)
 					    .mt = MIGRATE_MOVABLE}};
 	struct mm_op wake = {
 		.kind = MM_OP_KSWAPD_WAKE, .cpu = 0, .vmstat = {.node = 0, .zone = MAX_NR_ZONES}};
+
+	/* the range ops and a vmstat read name a zone too */
+	struct mm_op more[] = {
+		{.kind = MM_OP_OFFLINE_PAGES,
+		 .range = {.start = 0, .pages = 4, .zone = MAX_NR_ZONES}},
+		{.kind = MM_OP_ONLINE_PAGES,
+		 .range = {.start = 0, .pages = 4, .zone = MAX_NR_ZONES}},
+		{.kind = MM_OP_ALLOC_CONTIG,
+		 .range = {.start = 0, .pages = 4, .zone = MAX_NR_ZONES}},
+		{.kind = MM_OP_FREE_CONTIG,
+		 .range = {.start = 0, .pages = 4, .zone = MAX_NR_ZONES}},
+		{.kind = MM_OP_VMSTAT_READ, .vmstat = {.node = 0, .zone = MAX_NR_ZONES}},
+	};
 	struct vrec vr;
 
 	sim_record(sim, &vr);
 	ck_assert_int_eq(mm_apply_op(sim, &compact, NULL, 0, 0), 1);
 	ck_assert_int_eq(mm_apply_op(sim, &wake, NULL, 0, 0), 1);
+	for (size_t i = 0; i < ARRAY_SIZE(more); i++)
+		ck_assert_msg(mm_apply_op(sim, &more[i], NULL, 0, 0) == 1, "%s ran",
+			      mm_op_name(more[i].kind));
 	ck_assert(!mm_kswapd_awake(sim, 0, NULL));
 	ck_assert_msg(vr.n == 0, "%s", vr.first);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
