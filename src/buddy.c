@@ -243,12 +243,12 @@ static void free_pfn_range(struct zone *zone, uint64_t start, uint64_t end, bool
 			order--;
 		int mt = get_pfnblock_migratetype(sim, pfn);
 		atomic_long_add(1L << order, &zone->managed_pages);
-		if (boot) {
+		/* as __free_one_page(): the accounting (at boot, the range's), then the merge */
+		if (boot)
 			freed[mt] += 1L << order;
-			merge_and_list(zone, pfn, order, mt, FPI_TO_TAIL);
-		} else {
-			__free_one_page(zone, pfn, order, mt, FPI_TO_TAIL);
-		}
+		else
+			account_freepages(zone, 1L << order, mt);
+		merge_and_list(zone, pfn, order, mt, FPI_TO_TAIL);
 		pfn += UINT64_C(1) << order;
 	}
 	for (int mt = 0; mt < MIGRATE_TYPES; mt++)
