@@ -11,12 +11,7 @@
 #include "common.h"
 #include "internal.h"
 
-static struct zone *normal(struct mm_sim *sim)
-{
-	return &sim->node_data[0]->node_zones[ZONE_NORMAL];
-}
-
-/* One node, 2 CPUs, a Normal zone of 1024 pages, as the executor runs it. */
+/* One node, 2 CPUs, a Normal zone of 1024 pages (zone id ZONE_NORMAL), as the executor runs it. */
 static struct mm_sim *op_sim(void)
 {
 	struct mm_config cfg;
@@ -41,17 +36,17 @@ START_TEST(test_alloc_and_free_check_their_zone)
 	struct vrec vr;
 
 	sim_record(sim, &vr);
-	normal(sim)->vm_stat_exact[NR_FREE_PAGES] += 1;
+	zone_by_id(sim, ZONE_NORMAL)->vm_stat_exact[NR_FREE_PAGES] += 1;
 	ck_assert_int_eq(mm_apply_op(sim, &alloc, h, 1, 0), 0);
 	ck_assert_int_ge(h[0].pfn, 0);
 	ck_assert_msg(vrec_has(&vr, "INV-BUDDY-NRFREE"), "%u reports after the alloc", vr.n);
-	normal(sim)->vm_stat_exact[NR_FREE_PAGES] -= 1;
+	zone_by_id(sim, ZONE_NORMAL)->vm_stat_exact[NR_FREE_PAGES] -= 1;
 
 	sim_record(sim, &vr);
-	normal(sim)->vm_stat_exact[NR_FREE_PAGES] += 1;
+	zone_by_id(sim, ZONE_NORMAL)->vm_stat_exact[NR_FREE_PAGES] += 1;
 	ck_assert_int_eq(mm_apply_op(sim, &free_op, h, 1, 1), 0);
 	ck_assert_msg(vrec_has(&vr, "INV-BUDDY-NRFREE"), "%u reports after the free", vr.n);
-	normal(sim)->vm_stat_exact[NR_FREE_PAGES] -= 1;
+	zone_by_id(sim, ZONE_NORMAL)->vm_stat_exact[NR_FREE_PAGES] -= 1;
 	mm_sim_destroy(sim);
 }
 END_TEST
@@ -149,11 +144,11 @@ START_TEST(test_range_ops_check_their_zone)
 	struct vrec vr;
 
 	sim_record(sim, &vr);
-	normal(sim)->vm_stat_exact[NR_FREE_PAGES] += 1;
+	zone_by_id(sim, ZONE_NORMAL)->vm_stat_exact[NR_FREE_PAGES] += 1;
 	mm_apply_op(sim, &op, NULL, 0, 0);
 	ck_assert_msg(vrec_has(&vr, "INV-BUDDY-NRFREE"), "%s: %u reports after the op",
 		      mm_op_name(range_kinds[_i]), vr.n);
-	normal(sim)->vm_stat_exact[NR_FREE_PAGES] -= 1;
+	zone_by_id(sim, ZONE_NORMAL)->vm_stat_exact[NR_FREE_PAGES] -= 1;
 	mm_sim_destroy(sim);
 }
 END_TEST
