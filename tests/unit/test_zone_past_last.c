@@ -16,18 +16,23 @@
 
 #define NR_NODES 12
 
-/* Twelve nodes of one CPU and one 64-page Normal zone each. */
+/* nr_nodes nodes of one CPU and one 64-page Normal zone each. */
+static void nodes_config(struct mm_config *cfg, unsigned int nr_nodes)
+{
+	cfg_tiny(cfg, 1, 3, 2);
+	cfg->nr_nodes = nr_nodes;
+	for (unsigned int n = 0; n < nr_nodes; n++) {
+		cfg->cpus_per_node[n] = 1;
+		cfg_zone(cfg, n, ZONE_NORMAL, 64 * n, 64, 64);
+	}
+}
+
 static struct mm_sim *long_zonelist_machine(void)
 {
 	struct mm_config cfg;
 	struct mm_sim *sim;
 
-	cfg_tiny(&cfg, 1, 3, 2);
-	cfg.nr_nodes = NR_NODES;
-	for (unsigned int n = 0; n < NR_NODES; n++) {
-		cfg.cpus_per_node[n] = 1;
-		cfg_zone(&cfg, n, ZONE_NORMAL, 64 * n, 64, 64);
-	}
+	nodes_config(&cfg, NR_NODES);
 	sim = sim_new(&cfg);
 	sim->serial = true; /* compaction runs on one thread only */
 	mm_set_current_cpu(0);
@@ -102,6 +107,51 @@ START_TEST(test_ops_skip_zone_past_last)
 }
 END_TEST
 
+/*
+ * A machine booted again in the same sim (as a fuzzer's next input is)
+ * keeps its node buffers: the zonelist words past the new list's NULL are
+ * the last boot's pointers. Booted with as many nodes as the zonelist
+ * index that node_zones[MAX_NR_ZONES].zone_start_pfn overlays, that zone
+ * reads start 0 and a stale pointer as its span: a range below every
+ * pointer fits in it, so only the index's own bound refuses it.
+ */
+START_TEST(test_range_ops_skip_zone_past_last_after_reboot)
+{
+	size_t past = offsetof(struct pglist_data, node_zones) +
+		      MAX_NR_ZONES * sizeof(struct zone) + offsetof(struct zone, zone_start_pfn);
+	size_t list = offsetof(struct pglist_data, zonelist);
+	struct mm_sim *sim = long_zonelist_machine();
+	struct mm_config cfg;
+	struct vrec vr;
+	unsigned int idx;
+
+	/* the premise: that word lies in the zonelist, with a later one to be stale */
+	ck_assert_uint_ge(past, list);
+	ck_assert_uint_eq((past - list) % sizeof(struct zone *), 0);
+	idx = (unsigned int)((past - list) / sizeof(struct zone *));
+	ck_assert_uint_ge(idx, 1);
+	ck_assert_uint_lt(idx + 1, NR_NODES);
+
+	nodes_config(&cfg, idx);
+	ck_assert_int_eq(mm_sim_init(sim, &cfg, -1), 0);
+	sim->serial = true;
+	ck_assert_ptr_null(sim->node_data[0]->zonelist[idx]);
+	ck_assert_ptr_nonnull(sim->node_data[0]->zonelist[idx + 1]);
+
+	sim_record(sim, &vr);
+	for (int kind = MM_OP_OFFLINE_PAGES; kind <= MM_OP_FREE_CONTIG; kind++) {
+		struct mm_op op = {
+			.kind = (enum mm_op_kind)kind,
+			.range = {.node = 0, .start = 0, .pages = 4, .zone = MAX_NR_ZONES}};
+		ck_assert_msg(mm_apply_op(sim, &op, NULL, 0, 0) == 1, "%s ran",
+			      mm_op_name(op.kind));
+	}
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *zone_past_last_suite(void)
 {
 	Suite *s = suite_create("zone_past_last");
@@ -109,6 +159,7 @@ static Suite *zone_past_last_suite(void)
 
 	tcase_add_test(tc, test_public_calls_refuse_zone_past_last);
 	tcase_add_test(tc, test_ops_skip_zone_past_last);
+	tcase_add_test(tc, test_range_ops_skip_zone_past_last_after_reboot);
 	suite_add_tcase(s, tc);
 	return s;
 }
