@@ -639,7 +639,7 @@ struct page *__rmqueue(struct zone *zone, unsigned int order, int mt, unsigned i
  * The first word of a descriptor (state, order, zone) as one load: the
  * full scan compares every tail page against a template this way.
  */
-static inline uint32_t page_word(const struct page *page)
+static MM_ALWAYS_INLINE uint32_t page_word(const struct page *page)
 {
 	uint32_t w;
 
@@ -647,13 +647,13 @@ static inline uint32_t page_word(const struct page *page)
 	return w;
 }
 
-static inline uint32_t page_tag_mask(void)
+static MM_ALWAYS_INLINE uint32_t page_tag_mask(void)
 {
 	struct page t = {.state = 0xff, .order = 0xff, .zone_id = 0xffff};
 	return page_word(&t);
 }
 
-static inline uint32_t tail_tag(int tail_state, uint16_t zone_id)
+static MM_ALWAYS_INLINE uint32_t tail_tag(int tail_state, uint16_t zone_id)
 {
 	struct page t = {.state = (uint8_t)tail_state, .zone_id = zone_id};
 	return page_word(&t) & page_tag_mask();
@@ -806,7 +806,7 @@ MM_SCAN static unsigned long check_free_lists(struct zone *zone, unsigned long *
 }
 
 /* Returns true if the free block at pfn should have merged with its buddy. */
-static inline bool mergeable_buddy(struct zone *zone, uint64_t pfn, unsigned int order)
+static MM_ALWAYS_INLINE bool mergeable_buddy(struct zone *zone, uint64_t pfn, unsigned int order)
 {
 	struct mm_sim *sim = zone->sim;
 	uint64_t buddy_pfn = pfn ^ (UINT64_C(1) << order);

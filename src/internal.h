@@ -42,7 +42,11 @@
  * costlier to run. Not a loop that stops early at the first CPU that
  * fails a condition: its hit count is progress the fuzzer can follow
  * (see _mm_vmstat_pressure_in_force()). The inline helpers such a loop calls are
- * MM_SCAN_INLINE, or they would not inline into it (nor shed their checks).
+ * MM_SCAN_INLINE, or they would not inline into it (nor shed their checks);
+ * the one-line accessors below (pfn_to_page(), get_pfnblock_migratetype(),
+ * zone_end_pfn(), ...) are MM_ALWAYS_INLINE for the same reason: the fuzz
+ * build kept out-of-line copies of them, called from every scan, whose
+ * counters' hit counts were the checks' page counts.
  */
 #define MM_SCAN	       MM_NO_COVERAGE MM_NO_SANITIZE
 #define MM_SCAN_INLINE MM_NO_SANITIZE
@@ -450,13 +454,13 @@ struct mm_sim {
  */
 extern _Thread_local int _mm_current_cpu;
 
-static inline int smp_processor_id(void)
+static MM_ALWAYS_INLINE int smp_processor_id(void)
 {
 	return _mm_current_cpu;
 }
 
 /* Pages allocated from the zone, counted on the CPU that allocated or freed them. */
-static inline void zone_account_allocated(struct zone *z, long nr_pages)
+static MM_ALWAYS_INLINE void zone_account_allocated(struct zone *z, long nr_pages)
 {
 	unsigned int cpu = (unsigned int)smp_processor_id();
 
@@ -477,32 +481,32 @@ struct pcp_totals zone_pcp_totals(const struct zone *z);
  * The kernel's clamp(): hi wins when lo > hi, which pcp sizing produces
  * when the low mark exceeds managed / 8 (high_min > high_max).
  */
-static inline int clamp_int(int v, int lo, int hi)
+static MM_ALWAYS_INLINE int clamp_int(int v, int lo, int hi)
 {
 	return v >= hi ? hi : v <= lo ? lo : v;
 }
 
-static inline struct page *pfn_to_page(struct mm_sim *sim, uint64_t pfn)
+static MM_ALWAYS_INLINE struct page *pfn_to_page(struct mm_sim *sim, uint64_t pfn)
 {
 	return &sim->mem_map[pfn];
 }
 
-static inline uint64_t page_to_pfn(const struct mm_sim *sim, const struct page *page)
+static MM_ALWAYS_INLINE uint64_t page_to_pfn(const struct mm_sim *sim, const struct page *page)
 {
 	return (uint64_t)(page - sim->mem_map);
 }
 
-static inline struct zone *zone_by_id(struct mm_sim *sim, unsigned int zone_id)
+static MM_ALWAYS_INLINE struct zone *zone_by_id(struct mm_sim *sim, unsigned int zone_id)
 {
 	return &sim->node_data[zone_id / MAX_NR_ZONES]->node_zones[zone_id % MAX_NR_ZONES];
 }
 
-static inline struct zone *page_zone(struct mm_sim *sim, const struct page *page)
+static MM_ALWAYS_INLINE struct zone *page_zone(struct mm_sim *sim, const struct page *page)
 {
 	return zone_by_id(sim, page->zone_id);
 }
 
-static inline bool zone_spans_pfn(const struct zone *z, uint64_t pfn)
+static MM_ALWAYS_INLINE bool zone_spans_pfn(const struct zone *z, uint64_t pfn)
 {
 	return pfn >= z->zone_start_pfn && pfn < z->zone_start_pfn + z->spanned_pages;
 }
@@ -512,23 +516,23 @@ static MM_ALWAYS_INLINE unsigned long zone_managed_pages(const struct zone *z)
 	return (unsigned long)atomic_long_read(&z->managed_pages);
 }
 
-static inline bool populated_zone(const struct zone *z)
+static MM_ALWAYS_INLINE bool populated_zone(const struct zone *z)
 {
 	return z->present_pages != 0;
 }
 
-static inline bool managed_zone(const struct zone *z)
+static MM_ALWAYS_INLINE bool managed_zone(const struct zone *z)
 {
 	return zone_managed_pages(z) != 0;
 }
 
-static inline unsigned long wmark_pages(const struct zone *z, int i)
+static MM_ALWAYS_INLINE unsigned long wmark_pages(const struct zone *z, int i)
 {
 	return READ_ONCE(z->_watermark[i]) + READ_ONCE(z->watermark_boost);
 }
 
 /* models zone_page_state(): the estimate, clamped at 0; off by up to the CPUs' diffs */
-static inline long zone_page_state(const struct zone *z, enum zone_stat_item item)
+static MM_ALWAYS_INLINE long zone_page_state(const struct zone *z, enum zone_stat_item item)
 {
 	long x = atomic_long_read(&z->vm_stat[item]);
 	return x < 0 ? 0 : x;
@@ -543,7 +547,7 @@ static inline long zone_page_state(const struct zone *z, enum zone_stat_item ite
 	((bool)atomic_load_explicit(&(sim)->cpu_online[(cpu)], memory_order_relaxed))
 
 /* The calling thread's simulated CPU's counters. */
-static inline struct mm_cpu_stats *this_cpu_stats(struct mm_sim *sim)
+static MM_ALWAYS_INLINE struct mm_cpu_stats *this_cpu_stats(struct mm_sim *sim)
 {
 	unsigned int cpu = (unsigned int)smp_processor_id();
 
@@ -557,17 +561,17 @@ static inline struct mm_cpu_stats *this_cpu_stats(struct mm_sim *sim)
 void zone_lock(struct zone *z);
 void zone_unlock(struct zone *z);
 
-static inline bool migratetype_is_mergeable(int mt)
+static MM_ALWAYS_INLINE bool migratetype_is_mergeable(int mt)
 {
 	return mt < MIGRATE_PCPTYPES;
 }
 
-static inline uint64_t pageblock_start_pfn(const struct mm_sim *sim, uint64_t pfn)
+static MM_ALWAYS_INLINE uint64_t pageblock_start_pfn(const struct mm_sim *sim, uint64_t pfn)
 {
 	return pfn & ~((UINT64_C(1) << sim->pageblock_order) - 1);
 }
 
-static inline int get_pfnblock_migratetype(const struct mm_sim *sim, uint64_t pfn)
+static MM_ALWAYS_INLINE int get_pfnblock_migratetype(const struct mm_sim *sim, uint64_t pfn)
 {
 	/* Written under zone->lock, read by frees that do not hold it (pcp). */
 	return READ_ONCE(sim->pageblock_flags[pfn >> sim->pageblock_order]) & PB_MIGRATETYPE_MASK;
@@ -621,7 +625,7 @@ bool _mm_pcp_flush_count_ok(int expect, int freed);
  * pcp block must stay inside one pageblock (free_pcppages_bulk frees it
  * whole, with its pageblock's type), so larger orders skip the lists.
  */
-static inline bool pcp_allowed_order(const struct mm_sim *sim, unsigned int order)
+static MM_ALWAYS_INLINE bool pcp_allowed_order(const struct mm_sim *sim, unsigned int order)
 {
 	return order <= PAGE_ALLOC_COSTLY_ORDER && order < sim->pageblock_order;
 }
@@ -999,7 +1003,7 @@ struct compact_control {
 #define COMPACT_NO_PFN UINT64_MAX
 
 /* The pass's compaction state; a control built by hand (a unit test) has the machine's. */
-static inline struct compact_state *cc_state(const struct compact_control *cc)
+static MM_ALWAYS_INLINE struct compact_state *cc_state(const struct compact_control *cc)
 {
 	return cc->cs ? cc->cs : cc->zone->sim->compact;
 }
@@ -1012,7 +1016,7 @@ typedef enum {
 } isolate_migrate_t;
 
 /* models freelist_scan_limit(): the fast searches shorten as they keep failing */
-static inline unsigned int freelist_scan_limit(const struct compact_control *cc)
+static MM_ALWAYS_INLINE unsigned int freelist_scan_limit(const struct compact_control *cc)
 {
 	unsigned int shift = cc->fast_search_fail < 31 ? cc->fast_search_fail : 31;
 
@@ -1064,15 +1068,15 @@ bool compact_lru_skip_default(struct compact_control *cc, uint64_t valid_pfn, ui
 			      bool *skip_updated);
 bool compact_lru_skip_aligned(struct compact_control *cc, uint64_t valid_pfn, uint64_t lru_pfn,
 			      bool *skip_updated);
-static inline uint64_t zone_end_pfn(const struct zone *z)
+static MM_ALWAYS_INLINE uint64_t zone_end_pfn(const struct zone *z)
 {
 	return z->zone_start_pfn + z->spanned_pages;
 }
-static inline uint64_t pageblock_end_pfn(const struct mm_sim *sim, uint64_t pfn)
+static MM_ALWAYS_INLINE uint64_t pageblock_end_pfn(const struct mm_sim *sim, uint64_t pfn)
 {
 	return pageblock_start_pfn(sim, pfn) + (UINT64_C(1) << sim->pageblock_order);
 }
-static inline bool pageblock_aligned(const struct mm_sim *sim, uint64_t pfn)
+static MM_ALWAYS_INLINE bool pageblock_aligned(const struct mm_sim *sim, uint64_t pfn)
 {
 	return !(pfn & ((UINT64_C(1) << sim->pageblock_order) - 1));
 }

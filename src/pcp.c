@@ -22,7 +22,7 @@ static inline int order_to_pindex(int mt, unsigned int order)
 	return (int)order * MIGRATE_PCPTYPES + mt;
 }
 
-static inline unsigned int pindex_to_order(int pindex)
+static MM_ALWAYS_INLINE unsigned int pindex_to_order(int pindex)
 {
 	return (unsigned int)(pindex / MIGRATE_PCPTYPES);
 }
