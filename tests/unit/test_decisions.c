@@ -629,47 +629,81 @@ END_TEST
  *   judged   iff online * t <= low - min (no promise when 1 per CPU overruns)
  * The boundary low - min == online gives t = 1 and a kept promise.
  */
+/* The rule's rows for one machine of `online` CPUs (fls(online) given) and 1024 pages. */
+static void check_pressure_rows(struct mm_sim *sim, unsigned int online, long fls)
+{
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	long normal = 2 * fls * (1 + 0); /* fls(1024 >> 15) = 0, no cap reached */
+
+	sim->node_data[0]->kswapd.pressure = true;
+	for (long gap = 0; gap <= (long)online * normal + 2; gap++) {
+		long pressure = gap / (long)online;
+		pressure = pressure < 1 ? 1 : pressure > 125 ? 125 : pressure;
+		long t = (long)online * normal > gap ? pressure : normal;
+		bool judged = (long)online * t <= gap;
+
+		z->watermark_boost = 0;
+		z->_watermark[WMARK_MIN] = 40;
+		z->_watermark[WMARK_LOW] = 40 + (unsigned long)gap;
+		for (unsigned int cpu = 0; cpu < online; cpu++) {
+			z->per_cpu_zonestats[cpu].stat_threshold = (int8_t)t;
+			z->per_cpu_zonestats[cpu].update_threshold[NR_FREE_PAGES] = (int8_t)t;
+		}
+		ck_assert_msg(_mm_vmstat_pressure_in_force(z) == judged,
+			      "%u CPUs, low - min %ld, threshold %ld: judged %d, want %d", online,
+			      gap, t, !judged, judged);
+		/* one CPU updating under another threshold: not yet in force */
+		z->per_cpu_zonestats[online - 1].update_threshold[NR_FREE_PAGES] = (int8_t)(t + 1);
+		ck_assert_msg(!_mm_vmstat_pressure_in_force(z),
+			      "%u CPUs, low - min %ld: judged with a CPU at %ld", online, gap,
+			      t + 1);
+	}
+}
+
+/* online CPUs and fls(online) */
+static const struct {
+	unsigned int online;
+	long fls;
+} pressure_cpus[] = {{1, 1}, {2, 2}, {3, 2}, {4, 3}, {8, 4}};
+
 START_TEST(test_pressure_in_force_table)
 {
-	/* online CPUs and fls(online); 1024 pages: fls(1024 >> 15) = 0, no cap reached */
-	static const struct {
-		unsigned int online;
-		long fls;
-	} cpus[] = {{1, 1}, {2, 2}, {3, 2}, {4, 3}, {8, 4}};
+	for (unsigned int c = 0; c < ARRAY_SIZE(pressure_cpus); c++) {
+		struct mm_sim *sim = one_zone_sim(pressure_cpus[c].online, 6, 5, 1024);
 
-	for (unsigned int c = 0; c < ARRAY_SIZE(cpus); c++) {
-		unsigned int online = cpus[c].online;
-		struct mm_sim *sim = one_zone_sim(online, 6, 5, 1024);
-		struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
-		long normal = 2 * cpus[c].fls * (1 + 0);
-
-		sim->node_data[0]->kswapd.pressure = true;
-		for (long gap = 0; gap <= (long)online * normal + 2; gap++) {
-			long pressure = gap / (long)online;
-			pressure = pressure < 1 ? 1 : pressure > 125 ? 125 : pressure;
-			long t = (long)online * normal > gap ? pressure : normal;
-			bool judged = (long)online * t <= gap;
-
-			z->watermark_boost = 0;
-			z->_watermark[WMARK_MIN] = 40;
-			z->_watermark[WMARK_LOW] = 40 + (unsigned long)gap;
-			for (unsigned int cpu = 0; cpu < online; cpu++) {
-				z->per_cpu_zonestats[cpu].stat_threshold = (int8_t)t;
-				z->per_cpu_zonestats[cpu].update_threshold[NR_FREE_PAGES] =
-					(int8_t)t;
-			}
-			ck_assert_msg(_mm_vmstat_pressure_in_force(z) == judged,
-				      "%u CPUs, low - min %ld, threshold %ld: judged %d, want %d",
-				      online, gap, t, !judged, judged);
-			/* one CPU updating under another threshold: not yet in force */
-			z->per_cpu_zonestats[online - 1].update_threshold[NR_FREE_PAGES] =
-				(int8_t)(t + 1);
-			ck_assert_msg(!_mm_vmstat_pressure_in_force(z),
-				      "%u CPUs, low - min %ld: judged with a CPU at %ld", online,
-				      gap, t + 1);
-		}
+		check_pressure_rows(sim, pressure_cpus[c].online, pressure_cpus[c].fls);
 		mm_sim_destroy(sim);
 	}
+}
+END_TEST
+
+/*
+ * The same rows on a machine booted again in a sim that had more CPUs, as
+ * a fuzzer's next input finds it: the CPUs past the new machine's keep the
+ * last boot's online bits and per-cpu slots (only the machine's own are
+ * reset), with thresholds of another machine. The rule reads the
+ * machine's CPUs only.
+ */
+START_TEST(test_pressure_in_force_after_a_larger_machine)
+{
+	struct mm_sim *sim = one_zone_sim(16, 6, 5, 1024);
+
+	for (unsigned int c = 0; c + 1 < ARRAY_SIZE(pressure_cpus); c++) {
+		unsigned int online = pressure_cpus[c].online;
+		struct mm_config cfg;
+		struct zone *z;
+
+		cfg_tiny(&cfg, online, 6, 5);
+		cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 1024, 1024);
+		ck_assert_int_eq(mm_sim_init(sim, &cfg, -1), 0);
+		/* the premise: the first CPU past the machine still reads online */
+		ck_assert(atomic_load(&sim->cpu_online[online]));
+		z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+		z->per_cpu_zonestats[online].stat_threshold = 126;
+		z->per_cpu_zonestats[online].update_threshold[NR_FREE_PAGES] = 126;
+		check_pressure_rows(sim, online, pressure_cpus[c].fls);
+	}
+	mm_sim_destroy(sim);
 }
 END_TEST
 
@@ -1083,6 +1117,7 @@ static Suite *decisions_suite(void)
 	tcase_add_test(tc, test_batchsize_table);
 	tcase_add_test(tc, test_threshold_table);
 	tcase_add_test(tc, test_pressure_in_force_table);
+	tcase_add_test(tc, test_pressure_in_force_after_a_larger_machine);
 	tcase_add_test(tc, test_percpu_batch_table);
 	tcase_add_test(tc, test_vm_enough_memory_table);
 	tcase_add_test(tc, test_highatomic_cap);
