@@ -248,6 +248,50 @@ START_TEST(test_stats_follow_the_ops)
 }
 END_TEST
 
+/*
+ * The per-input reset (mm_sim_init() on a used sim): the figures start
+ * again with the machine built, as on a fresh one, every field at 0
+ * whatever the last machine counted, then count the new machine's ops
+ * alone. The last machine forks (allocations and a list lock made by
+ * mm_init()), charges, adds and exits; the next one has 1, 2 or 4 CPUs.
+ */
+START_TEST(test_stats_start_again_at_a_reset)
+{
+	static const unsigned int cpus[] = {2, 1, 4};
+	struct mm_sim *sim = stats_sim();
+	struct mm_counter_stats zero = {0};
+	struct mm_config cfg;
+
+	mm_set_current_cpu(0);
+	for (unsigned int r = 0; r < ARRAY_SIZE(cpus); r++) {
+		struct mm_counter_stats w = {0};
+		char step[64];
+
+		ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
+		ck_assert_int_eq(mm_fork(sim, 1, -1, MM_FORK_FAIL_ALLOC1), 0);
+		ck_assert_int_eq(mm_mmap(sim, 0, 300, MM_ANONPAGES, 0), 0);
+		ck_assert_int_eq(mm_pcpu_add(sim, 3, 100, 0), 0);
+		ck_assert_int_eq(mm_pcpu_sum(sim, 3), 100);
+		ck_assert_int_eq(mm_fork(sim, 2, 0, 0), 0);
+		ck_assert_int_eq(mm_exit(sim, 2), 0);
+
+		cfg_tiny(&cfg, cpus[r], 10, 9);
+		cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 1024, 1024);
+		ck_assert_int_eq(mm_sim_init(sim, &cfg, -1), 0);
+		snprintf(step, sizeof(step), "the reset to %u CPUs", cpus[r]);
+		expect(sim, &zero, step);
+
+		ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
+		forked(&w);
+		snprintf(step, sizeof(step), "a fork after the reset to %u CPUs", cpus[r]);
+		expect(sim, &w, step);
+		ck_assert_int_eq(mm_exit(sim, 0), 0);
+	}
+	ck_assert_uint_eq(mm_sim_violations(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *counter_stats_suite(void)
 {
 	Suite *s = suite_create("counter_stats");
@@ -255,6 +299,7 @@ static Suite *counter_stats_suite(void)
 
 	tcase_add_test(tc, test_stats_fields_listed);
 	tcase_add_test(tc, test_stats_follow_the_ops);
+	tcase_add_test(tc, test_stats_start_again_at_a_reset);
 	suite_add_tcase(s, tc);
 	return s;
 }
