@@ -139,12 +139,105 @@ START_TEST(test_reset_clears_by_block_content)
 }
 END_TEST
 
+/*
+ * The pageblock's migratetype, by __reset_isolation_pfn()'s rule: only the
+ * free-side walk, before it has found a target (check_source false,
+ * check_target true), refuses a block that is not MIGRATE_MOVABLE, its bit
+ * kept: the free scanner does not start in it. Once a walk looks for both
+ * (the migrate side after a source, the free side after a target) the type
+ * is not asked and the sample decides. In each row every page is LRU but
+ * the row's blocks, which hold free pages in a pageblock of the type shown.
+ */
+enum block_kind {
+	MOVABLE_FREE,	/* pfn b free (order 0) in a MOVABLE pageblock */
+	UNMOVABLE_FREE, /* b..b+3 a free order-2 block in an UNMOVABLE pageblock */
+};
+
+static const struct {
+	const char *name;
+	uint64_t first, second; /* the blocks made (second UINT64_MAX: none) */
+	enum block_kind first_kind, second_kind;
+	uint64_t probe; /* the block whose bit is judged */
+	bool cleared;	/* its bit after the reset, by the rule */
+} type_rows[] = {
+	{"free side, no target yet: a movable block", 60, UINT64_MAX, MOVABLE_FREE, MOVABLE_FREE,
+	 60, true},
+	{"free side, no target yet: an unmovable block", 60, UINT64_MAX, UNMOVABLE_FREE,
+	 MOVABLE_FREE, 60, false},
+	{"free side after a target: an unmovable block", 60, 56, MOVABLE_FREE, UNMOVABLE_FREE, 56,
+	 true},
+	{"migrate side after a source: an unmovable block", BLK, UINT64_MAX, UNMOVABLE_FREE,
+	 MOVABLE_FREE, BLK, true},
+};
+
+/*
+ * An UNMOVABLE pageblock holding a free order-2 block at b: its fill pages
+ * freed, the block taken whole by an unmovable order-2 request (which
+ * claims the pageblock, steal_suitable_fallback()), then freed.
+ */
+static void unmovable_free_block(struct mm_sim *sim, uint64_t b)
+{
+	uint32_t gen;
+
+	free_fill(sim, b, b + 4);
+	ck_assert_int_eq(mm_alloc_pages(sim, 2, MM_GFP_KERNEL | MM_GFP_MEMALLOC, -1, 2, &gen),
+			 (long long)b);
+	mm_free_pages(sim, b, 2, 2, gen);
+	ck_assert_int_eq(get_pfnblock_migratetype(sim, b), MIGRATE_UNMOVABLE);
+}
+
+static void make_block(struct mm_sim *sim, uint64_t b, enum block_kind kind)
+{
+	if (kind == UNMOVABLE_FREE) {
+		unmovable_free_block(sim, b);
+		return;
+	}
+	free_fill(sim, b, b + 1);
+	ck_assert_int_eq(get_pfnblock_migratetype(sim, b), MIGRATE_MOVABLE);
+}
+
+START_TEST(test_reset_free_side_refuses_unmovable_block)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *z;
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	sim = sim_new_buddy_only(&cfg);
+	sim->serial = true; /* as the executor runs compaction */
+	mm_set_current_cpu(0);
+	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	apply(sim,
+	      (struct mm_op){.kind = MM_OP_FILL,
+			     .fill = {.node = -1, .zone = ZONE_NORMAL, .order = 0, .pages = 64}});
+	ck_assert_uint_eq(mm_fill_live(sim), 64);
+	/* the unmovable block first: its order-2 request must find it the only free one */
+	if (type_rows[_i].second != UINT64_MAX)
+		make_block(sim, type_rows[_i].second, type_rows[_i].second_kind);
+	make_block(sim, type_rows[_i].first, type_rows[_i].first_kind);
+	for (uint64_t pfn = 0; pfn < 64; pfn += 4)
+		set_pageblock_skip(sim, pfn);
+	z->compact_blockskip_flush = true;
+	mm_reset_isolation_suitable(sim, 0);
+	ck_assert_msg(get_pageblock_skip(sim, type_rows[_i].probe) != type_rows[_i].cleared,
+		      "%s: block %llu's bit %s, want %s", type_rows[_i].name,
+		      (unsigned long long)type_rows[_i].probe / 4,
+		      get_pageblock_skip(sim, type_rows[_i].probe) ? "set" : "clear",
+		      type_rows[_i].cleared ? "cleared" : "kept");
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *reset_sample_suite(void)
 {
 	Suite *s = suite_create("reset_sample");
 	TCase *tc = tcase_create("__reset_isolation_pfn");
 
 	tcase_add_loop_test(tc, test_reset_clears_by_block_content, 0, (int)ARRAY_SIZE(rows));
+	tcase_add_loop_test(tc, test_reset_free_side_refuses_unmovable_block, 0,
+			    (int)ARRAY_SIZE(type_rows));
 	suite_add_tcase(s, tc);
 	return s;
 }
