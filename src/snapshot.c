@@ -138,6 +138,26 @@ static void sim_keep_links(void *obj, const void *own_)
 	atomic_store_explicit(&sim->compact_threads,
 			      atomic_load_explicit(&own->compact_threads, memory_order_relaxed),
 			      memory_order_relaxed);
+	/*
+	 * Past the machine's CPUs and nodes a reused sim holds the last
+	 * machine's values (online bits, node counts, the checker's derived
+	 * shadow), which nothing reads: not state, so two equal machines
+	 * snapshot alike whatever ran before them. Plain copies: a snapshot's
+	 * sim is quiesced, and these are a private copy or its restore.
+	 */
+	/* a corrupt snapshot's shape is refused after this: bound it here */
+	unsigned int c0 = sim->nr_cpus < MM_MAX_CPUS ? sim->nr_cpus : MM_MAX_CPUS;
+	unsigned int n0 = sim->nr_nodes < MM_MAX_NODES ? sim->nr_nodes : MM_MAX_NODES;
+	memcpy(&sim->cpu_to_node[c0], &own->cpu_to_node[c0],
+	       (MM_MAX_CPUS - c0) * sizeof(sim->cpu_to_node[0]));
+	memcpy(&sim->cpu_online[c0], &own->cpu_online[c0],
+	       (MM_MAX_CPUS - c0) * sizeof(sim->cpu_online[0]));
+	memcpy(&sim->node_nr_online[n0], &own->node_nr_online[n0],
+	       (MM_MAX_NODES - n0) * sizeof(sim->node_nr_online[0]));
+	memcpy(sim->derived.zone[n0], own->derived.zone[n0],
+	       (MM_MAX_NODES - n0) * sizeof(sim->derived.zone[0]));
+	memcpy(&sim->derived.pressure[n0], &own->derived.pressure[n0],
+	       (MM_MAX_NODES - n0) * sizeof(sim->derived.pressure[0]));
 }
 
 static void zone_keep_links(struct zone *z, const struct zone *own)
