@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_isolate_free_page.c - which pageblocks __isolate_free_page() turns
+ * MOVABLE. The kernel's rule (mm/page_alloc.c): a block of order
+ * pageblock_order - 1 or more is about to hold movable pages, so each
+ * pageblock the block lies in, from the block's first page to its last,
+ * becomes MOVABLE if its type is mergeable; a smaller block changes no
+ * type, and no pageblock outside the block changes.
+ *
+ * The machine: pfns [0, 128) in 16-page pageblocks (max_order 5), no pcp,
+ * every pageblock UNMOVABLE. Five order-3 allocations take [0, 40) and
+ * leave [40, 48) free at order 3, the upper half of pageblock 2, with
+ * [48, 64) free at order 4 and [64, 128) at order 5 above it; the order-2
+ * row takes [40, 44) first.
+ */
+#include "common.h"
+#include "internal.h"
+
+#define PB_ORDER 4
+#define NR_PB	 8
+
+static struct mm_sim *unmovable_machine(void)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *z;
+
+	cfg_tiny(&cfg, 1, PB_ORDER + 1, PB_ORDER);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, NR_PB << PB_ORDER, NR_PB << PB_ORDER);
+	sim = sim_new_buddy_only(&cfg);
+	sim->serial = true;
+	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	zone_lock(z);
+	for (uint64_t pb = 0; pb < NR_PB; pb++) {
+		__move_freepages_block(z, pb << PB_ORDER, MIGRATE_MOVABLE, MIGRATE_UNMOVABLE);
+		set_pageblock_migratetype(sim, pb << PB_ORDER, MIGRATE_UNMOVABLE);
+	}
+	for (uint64_t want = 0; want < 40; want += 8) {
+		struct page *page = __rmqueue_smallest(z, 3, MIGRATE_UNMOVABLE);
+		ck_assert_ptr_nonnull(page);
+		ck_assert_uint_eq(page_to_pfn(sim, page), want);
+	}
+	zone_unlock(z);
+	return sim;
+}
+
+static const struct {
+	uint64_t pfn;
+	unsigned int order;
+	uint8_t movable_after; /* bit b: pageblock b is MOVABLE after */
+} rows[] = {
+	{40, 3, 1u << 2}, /* half a pageblock, its upper half: pageblock 2 only */
+	{48, 4, 1u << 3}, /* one whole pageblock: not the one after it */
+	{64, 5, 0x30},	  /* two pageblocks: exactly those */
+	{44, 2, 0},	  /* below pageblock_order - 1: no type changes */
+};
+
+START_TEST(test_isolate_free_page_retypes_the_block_only)
+{
+	for (size_t r = 0; r < ARRAY_SIZE(rows); r++) {
+		struct mm_sim *sim = unmovable_machine();
+		struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+
+		zone_lock(z);
+		if (rows[r].order == 2) {
+			/* [40, 48) split: 40 taken, 44 left free at order 2 */
+			struct page *page = __rmqueue_smallest(z, 2, MIGRATE_UNMOVABLE);
+			ck_assert_uint_eq(page_to_pfn(sim, page), 40);
+		}
+		ck_assert_int_eq(pfn_to_page(sim, rows[r].pfn)->state, PG_BUDDY);
+		ck_assert_uint_eq(pfn_to_page(sim, rows[r].pfn)->order, rows[r].order);
+		ck_assert_uint_eq(__isolate_free_page(z, rows[r].pfn, rows[r].order),
+				  1u << rows[r].order);
+		zone_unlock(z);
+		for (unsigned int pb = 0; pb < NR_PB; pb++) {
+			int want = rows[r].movable_after & (1u << pb) ? MIGRATE_MOVABLE
+								      : MIGRATE_UNMOVABLE;
+			int mt = get_pfnblock_migratetype(sim, (uint64_t)pb << PB_ORDER);
+			ck_assert_msg(mt == want,
+				      "order-%u block at %llu: pageblock %u is %s, want %s",
+				      rows[r].order, (unsigned long long)rows[r].pfn, pb,
+				      mm_migratetype_name(mt), mm_migratetype_name(want));
+		}
+		mm_sim_destroy(sim);
+	}
+}
+END_TEST
+
+static Suite *isolate_free_page_suite(void)
+{
+	Suite *s = suite_create("isolate_free_page");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_isolate_free_page_retypes_the_block_only);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(isolate_free_page_suite());
+}
