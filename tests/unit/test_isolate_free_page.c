@@ -13,33 +13,19 @@
  * [48, 64) free at order 4 and [64, 128) at order 5 above it; the order-2
  * row takes [40, 44) first.
  */
-#include "common.h"
-#include "internal.h"
+#include "test_unmovable_machine.h"
 
 #define PB_ORDER 4
 #define NR_PB	 8
 
 static struct mm_sim *unmovable_machine(void)
 {
-	struct mm_config cfg;
-	struct mm_sim *sim;
-	struct zone *z;
+	struct mm_sim *sim = unmovable_buddy_machine(PB_ORDER + 1, PB_ORDER, NR_PB << PB_ORDER);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 
-	cfg_tiny(&cfg, 1, PB_ORDER + 1, PB_ORDER);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, NR_PB << PB_ORDER, NR_PB << PB_ORDER);
-	sim = sim_new_buddy_only(&cfg);
-	sim->serial = true;
-	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 	zone_lock(z);
-	for (uint64_t pb = 0; pb < NR_PB; pb++) {
-		__move_freepages_block(z, pb << PB_ORDER, MIGRATE_MOVABLE, MIGRATE_UNMOVABLE);
-		set_pageblock_migratetype(sim, pb << PB_ORDER, MIGRATE_UNMOVABLE);
-	}
-	for (uint64_t want = 0; want < 40; want += 8) {
-		struct page *page = __rmqueue_smallest(z, 3, MIGRATE_UNMOVABLE);
-		ck_assert_ptr_nonnull(page);
-		ck_assert_uint_eq(page_to_pfn(sim, page), want);
-	}
+	for (uint64_t want = 0; want < 40; want += 8)
+		ck_assert_uint_eq(take_block(z, 3, MIGRATE_UNMOVABLE), want);
 	zone_unlock(z);
 	return sim;
 }
@@ -64,8 +50,7 @@ START_TEST(test_isolate_free_page_retypes_the_block_only)
 		zone_lock(z);
 		if (rows[r].order == 2) {
 			/* [40, 48) split: 40 taken, 44 left free at order 2 */
-			struct page *page = __rmqueue_smallest(z, 2, MIGRATE_UNMOVABLE);
-			ck_assert_uint_eq(page_to_pfn(sim, page), 40);
+			ck_assert_uint_eq(take_block(z, 2, MIGRATE_UNMOVABLE), 40);
 		}
 		ck_assert_int_eq(pfn_to_page(sim, rows[r].pfn)->state, PG_BUDDY);
 		ck_assert_uint_eq(pfn_to_page(sim, rows[r].pfn)->order, rows[r].order);
