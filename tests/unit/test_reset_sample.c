@@ -79,22 +79,28 @@ static void alloc_at_block(struct mm_sim *sim, unsigned int order, unsigned int 
 			 (long long)BLK);
 }
 
-START_TEST(test_reset_clears_by_block_content)
+/* 64 pages in 4-page pageblocks, every page an order-0 movable fill page, no pcp */
+static struct mm_sim *filled_machine(void)
 {
 	struct mm_config cfg;
 	struct mm_sim *sim;
-	struct zone *z;
 
 	cfg_tiny(&cfg, 1, 3, 2);
 	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
 	sim = sim_new_buddy_only(&cfg);
 	sim->serial = true; /* as the executor runs compaction */
 	mm_set_current_cpu(0);
-	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 	apply(sim,
 	      (struct mm_op){.kind = MM_OP_FILL,
 			     .fill = {.node = -1, .zone = ZONE_NORMAL, .order = 0, .pages = 64}});
 	ck_assert_uint_eq(mm_fill_live(sim), 64);
+	return sim;
+}
+
+START_TEST(test_reset_clears_by_block_content)
+{
+	struct mm_sim *sim = filled_machine();
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 	switch (rows[_i].what) {
 	case FREE_PAGE:
 		free_fill(sim, BLK, BLK + 1);
@@ -198,20 +204,8 @@ static void make_block(struct mm_sim *sim, uint64_t b, enum block_kind kind)
 
 START_TEST(test_reset_free_side_refuses_unmovable_block)
 {
-	struct mm_config cfg;
-	struct mm_sim *sim;
-	struct zone *z;
-
-	cfg_tiny(&cfg, 1, 3, 2);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
-	sim = sim_new_buddy_only(&cfg);
-	sim->serial = true; /* as the executor runs compaction */
-	mm_set_current_cpu(0);
-	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
-	apply(sim,
-	      (struct mm_op){.kind = MM_OP_FILL,
-			     .fill = {.node = -1, .zone = ZONE_NORMAL, .order = 0, .pages = 64}});
-	ck_assert_uint_eq(mm_fill_live(sim), 64);
+	struct mm_sim *sim = filled_machine();
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 	/* the unmovable block first: its order-2 request must find it the only free one */
 	if (type_rows[_i].second != UINT64_MAX)
 		make_block(sim, type_rows[_i].second, type_rows[_i].second_kind);
