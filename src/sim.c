@@ -110,6 +110,7 @@ static int reserve_cpu_stats(struct mm_sim *sim, size_t n)
 	s = aligned_alloc(_Alignof(struct mm_cpu_stats), n * sizeof(*s));
 	if (!s)
 		return -1;
+	memset(s, 0, n * sizeof(*s)); /* its padding is snapshotted whole */
 	free(sim->cpu_stats);
 	sim->cpu_stats = s;
 	sim->cpu_stats_cap = n;
@@ -138,6 +139,8 @@ static int reserve_buffers(struct mm_sim *sim, uint64_t max_pfn, unsigned int nr
 		struct pglist_data *p = realloc(sim->pgdat_buf, nr_nodes * sizeof(*p));
 		if (!p)
 			return -1;
+		/* the padding too: a snapshot copies the struct whole (snapshot.c) */
+		memset(&p[sim->pgdat_cap], 0, (nr_nodes - sim->pgdat_cap) * sizeof(*p));
 		for (size_t n = sim->pgdat_cap; n < nr_nodes; n++)
 			for (int z = 0; z < MAX_NR_ZONES; z++)
 				spin_lock_init(&p[n].node_zones[z].lock);
