@@ -172,6 +172,57 @@ START_TEST(test_reused_sim_runs_as_fresh)
 }
 END_TEST
 
+/*
+ * The snapshot of a machine booted after a larger one holds nothing of the
+ * larger one: its sim (the state's first bytes) reads no CPU past the
+ * machine's online, no node past it with CPUs or a derived mark, as a
+ * fresh sim's would.
+ */
+START_TEST(test_snapshot_leaves_out_the_last_machine)
+{
+	struct mm_exec *ex = mm_exec_create();
+	struct mm_prog big, small;
+	struct mm_exec_opts opts;
+	struct mm_snapshot snap;
+	struct mm_sim seen;
+	long failed;
+
+	ck_assert_ptr_nonnull(ex);
+	mm_prog_init(&big);
+	mm_prog_init(&small);
+	mm_snapshot_init(&snap);
+	big_config(&big.cfg);
+	cfg_tiny(&small.cfg, 2, 6, 5);
+	cfg_zone(&small.cfg, 0, ZONE_NORMAL, 0, 1024, 1024);
+	mm_exec_opts_default(&opts);
+	ck_assert_int_ge(mm_exec_run(ex, &big, &opts, &failed), 0);
+	ck_assert_int_ge(mm_exec_run(ex, &small, &opts, &failed), 0);
+	/* the premise: the sim itself still holds the larger machine there */
+	ck_assert(atomic_load(&mm_exec_sim(ex)->cpu_online[2]));
+
+	ck_assert_int_eq(mm_snapshot_take(&snap, mm_exec_sim(ex)), 0);
+	ck_assert_uint_ge(snap.state_len, sizeof(seen));
+	memcpy(&seen, snap.state, sizeof(seen));
+	ck_assert_uint_eq(seen.nr_cpus, 2);
+	for (unsigned int c = 2; c < MM_MAX_CPUS; c++)
+		ck_assert_msg(!atomic_load(&seen.cpu_online[c]) && seen.cpu_to_node[c] == 0,
+			      "CPU %u of the last machine in the snapshot", c);
+	for (unsigned int n = 1; n < MM_MAX_NODES; n++) {
+		ck_assert_msg(atomic_load(&seen.node_nr_online[n]) == 0 &&
+				      !seen.derived.pressure[n],
+			      "node %u of the last machine in the snapshot", n);
+		for (int zt = 0; zt < MAX_NR_ZONES; zt++)
+			ck_assert_msg(seen.derived.zone[n][zt].drift_mark == 0 &&
+					      seen.derived.zone[n][zt].threshold == 0,
+				      "node %u zone %d's derived marks in the snapshot", n, zt);
+	}
+	mm_snapshot_free(&snap);
+	mm_prog_free(&big);
+	mm_prog_free(&small);
+	mm_exec_destroy(ex);
+}
+END_TEST
+
 static Suite *stale_reuse_suite(void)
 {
 	Suite *s = suite_create("stale_reuse");
@@ -179,6 +230,7 @@ static Suite *stale_reuse_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_reused_sim_runs_as_fresh);
+	tcase_add_test(tc, test_snapshot_leaves_out_the_last_machine);
 	suite_add_tcase(s, tc);
 	return s;
 }
