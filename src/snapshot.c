@@ -143,9 +143,9 @@ static void sim_keep_links(void *obj, const void *own_)
 	 * machine's values (online bits, node counts, the checker's derived
 	 * shadow), which nothing reads: not state, so two equal machines
 	 * snapshot alike whatever ran before them. Plain copies: a snapshot's
-	 * sim is quiesced, and these are a private copy or its restore.
+	 * sim is quiesced, and these are a private copy or its restore. A
+	 * corrupt snapshot's shape is refused after this: bounded here.
 	 */
-	/* a corrupt snapshot's shape is refused after this: bound it here */
 	unsigned int c0 = sim->nr_cpus < MM_MAX_CPUS ? sim->nr_cpus : MM_MAX_CPUS;
 	unsigned int n0 = sim->nr_nodes < MM_MAX_NODES ? sim->nr_nodes : MM_MAX_NODES;
 	memcpy(&sim->cpu_to_node[c0], &own->cpu_to_node[c0],
