@@ -11,18 +11,22 @@
  * succeed. A failure ignored (grow() reporting success with the old
  * buffer in place) builds a machine over a missing list.
  */
-#include "common.h"
+#include "test_taken_zone.h"
 
 void *__real_realloc(void *p, size_t n);
 void *__wrap_realloc(void *p, size_t n);
 
 static unsigned int fail_nth;  /* 0: no window open */
 static unsigned int nr_called; /* reallocs since the window opened */
+static bool counting;	       /* sum the bytes asked for into nr_bytes */
+static size_t nr_bytes;
 
 void *__wrap_realloc(void *p, size_t n)
 {
 	if (fail_nth && ++nr_called == fail_nth)
 		return NULL;
+	if (counting)
+		nr_bytes += n;
 	return __real_realloc(p, n);
 }
 
@@ -98,6 +102,48 @@ START_TEST(test_reinit_refused_at_each_realloc)
 }
 END_TEST
 
+/*
+ * What a compacting thread's own state may cost. A machine has up to 1024
+ * threads that compact, so each thread's lists are bounded by what a round
+ * can hold, not by the machine's pages: a round isolates sources from one
+ * pageblock and the free scanner overshoots by one free block of max_order
+ * at most, and compact_state_thread() keeps twice that per list (free and
+ * migrate pfns, the migrated pages' owners and generations: four lists of
+ * uint32_t), capped at the machine's pages. The checker's two marks cost a
+ * byte per pageblock, the partial last one included. Threaded passes on
+ * zones of 512 to 65,536 pages (pageblocks of 32, max_order 6): the
+ * reallocs of the thread's first pass, its state, must stay within that.
+ */
+static const uint64_t thread_zone_pages[] = {512, 4096, 65536};
+
+START_TEST(test_thread_state_is_bounded)
+{
+	uint64_t pages = thread_zone_pages[_i];
+	struct vrec vr;
+	struct taken_zone t = taken_zone(2, pages, 2, false, &vr);
+	const uint64_t pageblock = 32, max_order_block = 64;
+	uint64_t list = 2 * (pageblock + max_order_block);
+	size_t want;
+
+	if (list > pages)
+		list = pages;
+	want = 4 * list * sizeof(uint32_t) + 2 * (pages / pageblock + 1);
+	mm_set_migrate_src(t.sim, &lru_refusing);
+	nr_bytes = 0;
+	counting = true;
+	mm_compact_zone(t.sim, 0, ZONE_NORMAL, 5, MM_COMPACT_PRIO_SYNC_FULL, MM_MIGRATE_SYNC,
+			MIGRATE_MOVABLE);
+	counting = false;
+	ck_assert_msg(nr_bytes > 0, "%llu pages: the pass made no thread state",
+		      (unsigned long long)pages);
+	ck_assert_msg(nr_bytes <= want,
+		      "%llu pages: the thread's state asked for %zu bytes, want at most %zu",
+		      (unsigned long long)pages, nr_bytes, want);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	taken_zone_destroy(&t);
+}
+END_TEST
+
 static Suite *alloc_fail_suite(void)
 {
 	Suite *s = suite_create("alloc_fail");
@@ -105,6 +151,8 @@ static Suite *alloc_fail_suite(void)
 
 	tcase_add_test(tc, test_init_refused_at_each_realloc);
 	tcase_add_test(tc, test_reinit_refused_at_each_realloc);
+	tcase_add_loop_test(tc, test_thread_state_is_bounded, 0,
+			    (int)ARRAY_SIZE(thread_zone_pages));
 	suite_add_tcase(s, tc);
 	return s;
 }
