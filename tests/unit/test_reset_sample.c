@@ -224,12 +224,54 @@ START_TEST(test_reset_free_side_refuses_unmovable_block)
 }
 END_TEST
 
+/*
+ * The sample stays in its pageblock: __reset_isolation_pfn() looks at every
+ * 8th page from the block's start up to the block's last pfn (or the
+ * zone's), never at the next block's first page. Pageblocks of 8 pages, so
+ * a block's only sample is its first page; every page LRU but pfn 0, an
+ * unmovable page. Block 0 has no source: the migrate side's walk must find
+ * its first usable block at pfn 8 and restart the migrate scanner there,
+ * block 0's bit kept. A sample one page too far sees block 1's LRU page and
+ * takes block 0 for the source.
+ */
+START_TEST(test_reset_sample_stays_in_its_block)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *z;
+	uint32_t gen;
+
+	cfg_tiny(&cfg, 1, 3, 3);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	sim = sim_new_buddy_only(&cfg);
+	sim->serial = true;
+	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	mm_set_current_cpu(0);
+	apply(sim,
+	      (struct mm_op){.kind = MM_OP_FILL,
+			     .fill = {.node = -1, .zone = ZONE_NORMAL, .order = 0, .pages = 64}});
+	ck_assert_uint_eq(mm_fill_live(sim), 64);
+	free_fill(sim, 0, 1);
+	ck_assert_int_eq(mm_alloc_pages(sim, 0, MM_GFP_KERNEL | MM_GFP_MEMALLOC, -1, 1, &gen), 0);
+	for (uint64_t pfn = 0; pfn < 64; pfn += 8)
+		set_pageblock_skip(sim, pfn);
+	z->compact_blockskip_flush = true;
+	mm_reset_isolation_suitable(sim, 0);
+	ck_assert_msg(get_pageblock_skip(sim, 0), "block 0 holds no source: its bit kept");
+	ck_assert_msg(!get_pageblock_skip(sim, 8), "block 1's LRU page: cleared");
+	ck_assert_uint_eq(z->compact_init_migrate_pfn, 8);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *reset_sample_suite(void)
 {
 	Suite *s = suite_create("reset_sample");
 	TCase *tc = tcase_create("__reset_isolation_pfn");
 
 	tcase_add_loop_test(tc, test_reset_clears_by_block_content, 0, (int)ARRAY_SIZE(rows));
+	tcase_add_test(tc, test_reset_sample_stays_in_its_block);
 	tcase_add_loop_test(tc, test_reset_free_side_refuses_unmovable_block, 0,
 			    (int)ARRAY_SIZE(type_rows));
 	suite_add_tcase(s, tc);
