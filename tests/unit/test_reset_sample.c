@@ -79,22 +79,55 @@ static void alloc_at_block(struct mm_sim *sim, unsigned int order, unsigned int 
 			 (long long)BLK);
 }
 
-/* 64 pages in 4-page pageblocks, every page an order-0 movable fill page, no pcp */
-static struct mm_sim *filled_machine(void)
+/* Every page of the Normal zone's pages an order-0 movable fill page. */
+static void fill_zone(struct mm_sim *sim, unsigned int pages)
+{
+	apply(sim, (struct mm_op){
+			   .kind = MM_OP_FILL,
+			   .fill = {.node = -1, .zone = ZONE_NORMAL, .order = 0, .pages = pages}});
+	ck_assert_uint_eq(mm_fill_live(sim), pages);
+}
+
+/*
+ * One Normal zone of pages at pfn 0, pageblocks of 2^pageblock_order, every
+ * page an order-0 movable fill page, no pcp.
+ */
+static struct mm_sim *filled_machine_of(unsigned int max_order, unsigned int pageblock_order,
+					unsigned int pages)
 {
 	struct mm_config cfg;
 	struct mm_sim *sim;
 
-	cfg_tiny(&cfg, 1, 3, 2);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	cfg_tiny(&cfg, 1, max_order, pageblock_order);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, pages, pages);
 	sim = sim_new_buddy_only(&cfg);
 	sim->serial = true; /* as the executor runs compaction */
 	mm_set_current_cpu(0);
-	apply(sim,
-	      (struct mm_op){.kind = MM_OP_FILL,
-			     .fill = {.node = -1, .zone = ZONE_NORMAL, .order = 0, .pages = 64}});
-	ck_assert_uint_eq(mm_fill_live(sim), 64);
+	fill_zone(sim, pages);
 	return sim;
+}
+
+/* 64 pages in 4-page pageblocks */
+static struct mm_sim *filled_machine(void)
+{
+	return filled_machine_of(3, 2, 64);
+}
+
+/* The fill page at pfn, wherever its slot is, swapped for an unmovable page. */
+static void unmovable_at(struct mm_sim *sim, uint64_t pfn)
+{
+	uint32_t gen;
+
+	for (uint32_t i = 0; i < sim->compact->nr_fill; i++) {
+		struct mm_handle *h = &sim->compact->fill[i];
+
+		if (h->pfn != (long long)pfn)
+			continue;
+		mm_free_pages(sim, pfn, 0, OWNER_FILL | i, h->gen);
+		h->pfn = -1;
+	}
+	ck_assert_int_eq(mm_alloc_pages(sim, 0, MM_GFP_KERNEL | MM_GFP_MEMALLOC, -1, 1, &gen),
+			 (long long)pfn);
 }
 
 START_TEST(test_reset_clears_by_block_content)
@@ -236,23 +269,10 @@ END_TEST
  */
 START_TEST(test_reset_sample_stays_in_its_block)
 {
-	struct mm_config cfg;
-	struct mm_sim *sim;
-	struct zone *z;
-	uint32_t gen;
+	struct mm_sim *sim = filled_machine_of(3, 3, 64);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 
-	cfg_tiny(&cfg, 1, 3, 3);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
-	sim = sim_new_buddy_only(&cfg);
-	sim->serial = true;
-	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
-	mm_set_current_cpu(0);
-	apply(sim,
-	      (struct mm_op){.kind = MM_OP_FILL,
-			     .fill = {.node = -1, .zone = ZONE_NORMAL, .order = 0, .pages = 64}});
-	ck_assert_uint_eq(mm_fill_live(sim), 64);
-	free_fill(sim, 0, 1);
-	ck_assert_int_eq(mm_alloc_pages(sim, 0, MM_GFP_KERNEL | MM_GFP_MEMALLOC, -1, 1, &gen), 0);
+	unmovable_at(sim, 0);
 	for (uint64_t pfn = 0; pfn < 64; pfn += 8)
 		set_pageblock_skip(sim, pfn);
 	z->compact_blockskip_flush = true;
@@ -277,39 +297,18 @@ END_TEST
  */
 START_TEST(test_reset_sample_stays_in_its_zone)
 {
-	struct mm_config big, cfg;
-	struct mm_sim *sim;
-	uint32_t gen;
+	struct mm_sim *sim = filled_machine_of(4, 4, 64);
+	struct mm_config cfg;
 
-	cfg_tiny(&big, 1, 4, 4);
-	cfg_zone(&big, 0, ZONE_NORMAL, 0, 64, 64);
-	sim = sim_new_buddy_only(&big);
-	sim->serial = true;
-	mm_set_current_cpu(0);
-	apply(sim,
-	      (struct mm_op){.kind = MM_OP_FILL,
-			     .fill = {.node = -1, .zone = ZONE_NORMAL, .order = 0, .pages = 64}});
 	free_fill(sim, 56, 57);
 	ck_assert_int_eq(pfn_to_page(sim, 56)->state, PG_BUDDY);
-
-	cfg = big;
+	cfg_tiny(&cfg, 1, 4, 4);
 	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 56, 56);
 	ck_assert_int_eq(mm_sim_init(sim, &cfg, -1), 0);
 	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
 	sim->serial = true;
-	apply(sim,
-	      (struct mm_op){.kind = MM_OP_FILL,
-			     .fill = {.node = -1, .zone = ZONE_NORMAL, .order = 0, .pages = 56}});
-	ck_assert_uint_eq(mm_fill_live(sim), 56);
-	for (uint32_t i = 0; i < sim->compact->nr_fill; i++) {
-		struct mm_handle *h = &sim->compact->fill[i];
-
-		if (h->pfn != 48)
-			continue;
-		mm_free_pages(sim, 48, 0, OWNER_FILL | i, h->gen);
-		h->pfn = -1;
-	}
-	ck_assert_int_eq(mm_alloc_pages(sim, 0, MM_GFP_KERNEL | MM_GFP_MEMALLOC, -1, 1, &gen), 48);
+	fill_zone(sim, 56);
+	unmovable_at(sim, 48);
 	for (uint64_t pfn = 0; pfn < 56; pfn += 16)
 		set_pageblock_skip(sim, pfn);
 	sim->node_data[0]->node_zones[ZONE_NORMAL].compact_blockskip_flush = true;
