@@ -9,7 +9,8 @@
  * failed, for every N, it must return -1 (and mm_sim_destroy() free what
  * it did allocate, which LeakSanitizer checks); past the last one it must
  * succeed. A failure ignored (grow() reporting success with the old
- * buffer in place) builds a machine over a missing list.
+ * buffer in place) builds a machine over a missing list. The same wrapper
+ * also sums what a compacting thread's state asks for, which has a bound.
  */
 #include "test_taken_zone.h"
 
