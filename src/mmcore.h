@@ -591,7 +591,8 @@ double mm_compact_cost(const struct mm_compact_stats *s);
 /*
  * One direct compaction of a zone, as try_to_compact_pages() runs it for
  * one zone (deferral included) as the current CPU. Returns the result, or
- * -1 when the zone does not exist. Needs a serial run (the executor).
+ * -1 when the zone does not exist or manages no pages. Needs a serial run
+ * (the executor).
  */
 int mm_compact_zone(struct mm_sim *sim, int node, enum zone_type zt, unsigned int order, int prio,
 		    int mode, int migratetype);

@@ -601,6 +601,31 @@ START_TEST(test_migration_moves_handle_and_stamp)
 END_TEST
 
 /*
+ * A zone that manages no pages is not compacted: mm_compact_zone() refuses
+ * it with -1, as it does a zone past the node's, and the compact op that
+ * names it is counted skipped. The machine's only zone is Normal; its
+ * DMA32 spans nothing.
+ */
+START_TEST(test_compact_unmanaged_zone_refused)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct mm_op op = {.kind = MM_OP_COMPACT,
+			   .compact = {.node = 0,
+				       .zone = ZONE_DMA32,
+				       .order = 2,
+				       .prio = MM_COMPACT_PRIO_SYNC_LIGHT,
+				       .mode = MM_MIGRATE_SYNC_LIGHT,
+				       .mt = MIGRATE_MOVABLE}};
+
+	ck_assert_int_eq(mm_compact_zone(sim, 0, ZONE_DMA32, 2, MM_COMPACT_PRIO_SYNC_LIGHT,
+					 MM_MIGRATE_SYNC_LIGHT, MIGRATE_MOVABLE),
+			 -1);
+	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 1);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * INV-COMPACT-SKIP-HINT: a setter that trusts its own fresh mark (it
  * test-and-sets at every LRU page, so a block aborts at its second one)
  * makes the pass fail where the same pass blind to the bits succeeds. The
@@ -1009,6 +1034,7 @@ static Suite *compaction_suite(void)
 	tc = tcase_create("passes");
 	tcase_add_test(tc, test_scanners_meet);
 	tcase_add_test(tc, test_migration_moves_handle_and_stamp);
+	tcase_add_test(tc, test_compact_unmanaged_zone_refused);
 	tcase_add_test(tc, test_busy_pages_fail_migration);
 	tcase_add_test(tc, test_exec_handles_follow_migration);
 	tcase_add_test(tc, test_skip_hint_shadow_pass);
