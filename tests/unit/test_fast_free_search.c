@@ -110,6 +110,14 @@ static const struct fast_row rows[] = {
 	{"fail 5: limit 1", 3, 0, 5, false, false, false, NO_BLOCK,
 	 {{39, 200, 37}, {0}, {0}},
 	 NO_BLOCK, 0, 1, 2, 6, 248, 200, 0, false},
+	/*
+	 * At its floor the limit stays 1 for the next order (max(1, 1 >> 1)):
+	 * order 1 reads 116 (below min_pfn), order 0 then reads 39 alone, never
+	 * 200; order 2 is empty, and back at 1 search_order steps down to 0.
+	 */
+	{"fail 5: limit 1 stays 1 for the next order", 3, 1, 5, false, false, false, NO_BLOCK,
+	 {{39, 200, 37}, {116}, {0}},
+	 NO_BLOCK, 0, 2, 0, 6, 248, 200, 0, false},
 	/* The scan's start: pageblock_nr_pages >> 1 = 4 entries. */
 	{"scan start: limit 4, the 5th entry is not read", 3, 0, 0, true, false, false, NO_BLOCK,
 	 {{39, 37, 35, 33, 200, 31, 29}, {0}, {0}},
