@@ -102,6 +102,33 @@ START_TEST(test_offline_migrates_movable)
 END_TEST
 
 /*
+ * A movable block that ends where the range ends moves like any other
+ * (do_migrate_range() refuses only a block reaching past the range): a
+ * whole pageblock of order 9 at pfn 0, and the range that pageblock.
+ */
+START_TEST(test_offline_migrates_block_at_range_end)
+{
+	struct run r;
+	struct mm_sim *sim = run_text(&r, MACHINE "cpu0 alloc a0 order=9 " MOVABLE_ALLOC "\n"
+						  "cpu0 offline_pages node=0 zone=Normal "
+						  "start=0 pages=512\n"
+						  "check\n");
+	struct mm_zone_info zi = zinfo(sim, 0, ZONE_NORMAL);
+	unsigned int moved = 0;
+
+	ck_assert_msg(r.violations == 0, "%s", r.vr.first);
+	ck_assert_int_eq(sim->mem_map[0].state, PG_RESERVED);
+	ck_assert_uint_eq(mm_exec_skipped(r.ex), 0);
+	ck_assert_uint_eq(zi.managed, 1536);
+	for (uint64_t pfn = 512; pfn < 2048; pfn += 512)
+		moved += sim->mem_map[pfn].state == PG_ALLOC && sim->mem_map[pfn].order == 9;
+	ck_assert_uint_eq(moved, 1);
+	ck_assert_int_eq(zi.nr_free_exact, 1536 - 512);
+	mm_exec_destroy(r.ex);
+}
+END_TEST
+
+/*
  * An unmovable allocation fails the offline: the range is undone to
  * MOVABLE, nothing leaves the zone, the free pages are all counted again.
  */
@@ -489,6 +516,7 @@ static Suite *isolation_suite(void)
 
 	tcase_add_test(tc, test_offline_online_free_block);
 	tcase_add_test(tc, test_offline_migrates_movable);
+	tcase_add_test(tc, test_offline_migrates_block_at_range_end);
 	tcase_add_test(tc, test_offline_unmovable_fails_and_undoes);
 	tcase_add_test(tc, test_offline_reserved_page_fails_first);
 	tcase_add_test(tc, test_contig_range);
