@@ -250,6 +250,20 @@ static long long alloc_on(struct mm_sim *sim, int cpu, unsigned int order, unsig
 	return mm_alloc_pages(sim, order, gfp, -1, 0, &gen);
 }
 
+/* A zone with no pages has no per-cpu stats: its diff reads 0 on every CPU, busy or not. */
+START_TEST(test_empty_zone_has_no_diff)
+{
+	struct mm_sim *sim = drift_machine();
+
+	for (int i = 0; i < 6; i++)
+		ck_assert_int_ge(alloc_on(sim, 1, 0, MOVABLE), 0);
+	ck_assert_int_eq(mm_zone_free_diff(sim, 0, ZONE_NORMAL, 1), -6); /* the premise */
+	for (int cpu = 0; cpu < 4; cpu++)
+		ck_assert_int_eq(mm_zone_free_diff(sim, 0, ZONE_DMA, cpu), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /*
  * The switch to the pressure thresholds neither folds nor clamps: CPU 0
  * keeps its -6 under threshold 4 until it next updates, and the checker's
@@ -576,6 +590,7 @@ int main(void)
 	tc = tcase_create("diffs");
 	tcase_add_test(tc, test_mod_folds_past_threshold);
 	tcase_add_test(tc, test_inc_dec_overstep);
+	tcase_add_test(tc, test_empty_zone_has_no_diff);
 	tcase_add_test(tc, test_switch_keeps_diffs);
 	tcase_add_test(tc, test_drift_bound_after_switches);
 	tcase_add_test(tc, test_fold_on_cpu_dead);
