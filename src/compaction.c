@@ -316,6 +316,7 @@ static int __compact_zone(struct compact_control *cc)
 	}
 	if (ret == MM_COMPACT_NO_SUITABLE_PAGE)
 		ret = MM_COMPACT_CONTINUE;
+	compact_check_sources(cc, "at the pass's end", false);
 	cc->nr_migratepages = 0;
 	if (cc->nr_freepages) {
 		/* The cached free pfn only goes back, to the first block of a returned page. */

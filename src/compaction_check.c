@@ -11,6 +11,8 @@
  *                                   scanner never scan the same pageblock
  *   INV-COMPACT-DEFER               deferral state within the kernel's bounds
  *   INV-COMPACT-MIGRATE-STAMP       a migrated page keeps its contents
+ *   INV-COMPACT-SOURCES             the migrate list holds exactly the sources
+ *                                   isolated since it was last drained
  *   (and INV-COMPACT-RESCAN again when a pass runs far more rounds than its zone needs)
  *
  * INV-COMPACT-SKIP-HINT, which reruns a pass, is in compaction_shadow.c.
@@ -58,6 +60,7 @@ void compact_check_pass_begin(struct compact_control *cc)
 	memset(cs->visits + first, 0, n);
 	memset(cs->scanned_by + first, 0, n);
 	cs->pass_iterations = 0;
+	cs->src_held = 0;
 	cs->stats.compact_passes++;
 	compact_check_prio_start(cc);
 }
@@ -103,6 +106,32 @@ bool compact_check_migrate_visit(struct compact_control *cc, uint64_t pfn)
 		    "skip bit %d): compaction is reselecting it",
 		    cs->visits[b], cc->order, get_pageblock_skip(zone->sim, pfn));
 	return false;
+}
+
+void compact_check_source_isolated(struct compact_control *cc)
+{
+	cc_state(cc)->src_held++;
+}
+
+/*
+ * INV-COMPACT-SOURCES. Each round's sources are migrated or put back, and
+ * compact_zone() ends with the list empty (its VM_BUG_ON): when the list
+ * is handed to migration or put back, and at the pass's end, it holds
+ * exactly the sources the checker saw isolated since it was last drained.
+ * A stale entry would be migrated twice; a lost one never.
+ */
+void compact_check_sources(struct compact_control *cc, const char *where, bool drain)
+{
+	struct compact_state *cs = cc_state(cc);
+
+	if (cc->nr_migratepages != cs->src_held)
+		zone_report(cc->zone, "INV-COMPACT-SOURCES", (long long)cc->migrate_pfn,
+			    (long long)cs->src_held, (long long)cc->nr_migratepages,
+			    "the migrate list %s holds %lu sources, %lu isolated since it was "
+			    "last drained",
+			    where, cc->nr_migratepages, cs->src_held);
+	if (drain)
+		cs->src_held = 0;
 }
 
 /*

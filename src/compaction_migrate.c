@@ -62,6 +62,7 @@ static void putback_source(struct compact_control *cc, unsigned long i, uint64_t
 
 void putback_movable_pages(struct compact_control *cc)
 {
+	compact_check_sources(cc, "put back", true);
 	if (!cc->zone->sim->serial)
 		for (unsigned long i = 0; i < cc->nr_migratepages; i++)
 			putback_source(cc, i, cc->migratepages[i]);
@@ -80,6 +81,7 @@ long migrate_pages(struct compact_control *cc)
 	struct mm_compact_stats *st = compact_stats(sim);
 	long failed = 0;
 
+	compact_check_sources(cc, "handed to migration", true);
 	for (unsigned long i = 0; i < cc->nr_migratepages; i++) {
 		uint64_t src = cc->migratepages[i];
 		struct mm_handle *h = sim->serial ? handle_of_block(sim, src) : NULL;
@@ -236,6 +238,7 @@ static int isolate_migratepages_block(struct compact_control *cc, uint64_t low_p
 		if (!sim->serial && !isolate_source(cc, low_pfn))
 			goto isolate_fail;
 		cc->migratepages[cc->nr_migratepages++] = (uint32_t)low_pfn;
+		compact_check_source_isolated(cc);
 		nr_isolated++;
 		/* Do not isolate too much unless the block is being finished. */
 		if (cc->nr_migratepages >= COMPACT_CLUSTER_MAX && !cc->finish_pageblock &&

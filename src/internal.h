@@ -1090,6 +1090,8 @@ struct compact_state {
 	struct mm_handle *fill; /* the fill pool: OWNER_FILL | slot */
 	uint32_t nr_fill, cap_fill, fill_cursor;
 	unsigned int pass_iterations;
+	/* INV-COMPACT-SOURCES: sources isolated since the list was last drained */
+	unsigned long src_held;
 	struct mm_compact_stats stats;
 	/* INV-COMPACT-SKIP-HINT: the state before and after the real pass */
 	struct compact_snapshot *before, *after;
@@ -1126,6 +1128,9 @@ void compact_check_fast_found(struct compact_control *cc, uint64_t block_pfn,
 			      unsigned long scanned_past_test);
 /* fast_find_migrateblock() returns a block: the checker notes the skip bits set so far. */
 void compact_check_fast_returned(struct compact_control *cc);
+/* A source joins the migrate list; the list is drained (migrated or put back), or ends a pass. */
+void compact_check_source_isolated(struct compact_control *cc);
+void compact_check_sources(struct compact_control *cc, const char *where, bool drain);
 void compact_check_defer(struct zone *zone);
 /* oracle_compact_free.c: after isolate_freepages()'s linear scan, from its before-image */
 void _mm_oracle_free_scan(struct compact_control *cc, uint64_t start_pfn, long isolated_before);

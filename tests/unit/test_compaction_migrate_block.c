@@ -203,6 +203,47 @@ START_TEST(test_async_failure_puts_back_its_order_block)
 END_TEST
 
 /*
+ * INV-COMPACT-SOURCES: the list handed on holds exactly what the round
+ * isolated. The async round above isolates 72 to 79 (and put back 64 and
+ * 65 on the way, which the checker saw drained); a list that kept one
+ * entry more (a stale source, migrated twice) or one fewer (a source never
+ * migrated nor put back) is reported as it is drained, with the count the
+ * checker saw isolated as expected.
+ */
+START_TEST(test_sources_list_holds_what_was_isolated)
+{
+	static const int skew[] = {0, 1, -1};
+	struct mm_sim *sim = block_layout(2, 1, 20);
+	uint32_t isolated[MAX_NR];
+	struct compact_control cc =
+		round_control(&sim->node_data[0]->node_zones[ZONE_NORMAL], true, false, isolated);
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	compact_check_pass_begin(&cc);
+	ck_assert_int_eq(isolate_migratepages(&cc), ISOLATE_SUCCESS);
+	ck_assert_uint_eq(cc.nr_migratepages, 8);
+	isolated[8] = BLOCK + 16; /* a stale entry past the list's end */
+	cc.nr_migratepages = (unsigned long)(8 + skew[_i]);
+	compact_check_sources(&cc, "handed to migration", true);
+	if (!skew[_i]) {
+		ck_assert_msg(vr.n == 0, "%s", vr.first);
+	} else {
+		ck_assert(vrec_has(&vr, "INV-COMPACT-SOURCES"));
+		ck_assert_msg(strstr(vr.first,
+				     skew[_i] > 0 ? "expected=8 actual=9" : "expected=8 actual=7"),
+			      "%s", vr.first);
+	}
+	/* drained: the pass ends with the list empty */
+	vrec_init(&vr);
+	cc.nr_migratepages = 0;
+	compact_check_sources(&cc, "at the pass's end", false);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * pageblock_skip_persistent() in suitable_migration_source(): a block
  * whose first page heads an allocation of pageblock_order or more is no
  * source; isolate_migratepages() passes over it (no scan, no skip bit)
@@ -281,6 +322,7 @@ static Suite *migrate_block_suite(void)
 	tcase_add_loop_test(tc, test_migrate_block_stop_table, 0,
 			    (int)ARRAY_SIZE(migrate_block_rows));
 	tcase_add_test(tc, test_async_failure_puts_back_its_order_block);
+	tcase_add_loop_test(tc, test_sources_list_holds_what_was_isolated, 0, 3);
 	tcase_add_loop_test(tc, test_whole_block_allocation_is_no_source, 0, 3);
 	tcase_add_loop_test(tc, test_continuation_stops_at_its_order_block, 0, 8);
 	suite_add_tcase(s, tc);
