@@ -302,6 +302,42 @@ START_TEST(test_offline_reserved_page_fails_first)
 END_TEST
 
 /*
+ * has_unmovable_pages() likewise refuses a page deferred init has not
+ * reached (PG_UNINIT): with deferred_init_pages=1024, blocks 2 and 3 are
+ * uninitialised. The order-8 movable block a1 sits in block 1, block 0 is
+ * free again; alloc_contig_range() of blocks 1 and 2 fails at the
+ * isolation of block 2, before anything moves: a1 stays at 512 and
+ * nothing is taken. Isolating past the uninitialised page would migrate
+ * a1 into block 0 first. (offline_pages() refuses such a range before it
+ * isolates anything: its walk_system_ram_range() test.)
+ */
+START_TEST(test_contig_uninit_page_fails_first)
+{
+	struct run r;
+	struct mm_sim *sim =
+		run_text(&r, "config nodes=1 cpus=2 max_order=10 pageblock_order=9 "
+			     "min_free_kbytes=0 watermark_scale_factor=10 high_fraction=0 "
+			     "deferred_init_pages=1024\n"
+			     "zone 0 Normal start=0 spanned=2048 present=2048 managed=2048\n"
+			     "cpu0 alloc a0 order=9 " MOVABLE_ALLOC "\n"
+			     "cpu0 alloc a1 order=8 " MOVABLE_ALLOC "\n"
+			     "cpu0 free a0\n"
+			     "cpu0 alloc_contig_range node=0 zone=Normal start=512 pages=1024\n"
+			     "check\n");
+
+	ck_assert_msg(r.violations == 0, "%s", r.vr.first);
+	ck_assert_int_eq(sim->mem_map[1024].state, PG_UNINIT); /* the premise */
+	ck_assert_int_eq(sim->mem_map[512].state, PG_ALLOC);   /* the premise: a1 */
+	ck_assert_uint_eq(sim->mem_map[512].order, 8);
+	ck_assert_uint_eq(mm_exec_skipped(r.ex), 1);
+	for (uint64_t pfn = 0; pfn < 512; pfn++)
+		ck_assert_int_ne(sim->mem_map[pfn].state, PG_ALLOC);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 1024 - 256);
+	mm_exec_destroy(r.ex);
+}
+END_TEST
+
+/*
  * free_contig_range() frees only the pages alloc_contig_range() handed
  * out: an order-0 allocation of the executor in the range is another
  * owner's, so the op finds none of its own (-EINVAL, a skip) and the
@@ -519,6 +555,7 @@ static Suite *isolation_suite(void)
 	tcase_add_test(tc, test_offline_migrates_block_at_range_end);
 	tcase_add_test(tc, test_offline_unmovable_fails_and_undoes);
 	tcase_add_test(tc, test_offline_reserved_page_fails_first);
+	tcase_add_test(tc, test_contig_uninit_page_fails_first);
 	tcase_add_test(tc, test_contig_range);
 	tcase_add_test(tc, test_free_contig_range_spares_others);
 	tcase_add_test(tc, test_merge_across_judged_after_undo);
