@@ -675,6 +675,64 @@ START_TEST(test_skip_hint_shadow_pass)
 }
 END_TEST
 
+/*
+ * The same shadow pass over the executor's allocations: the blind pass
+ * moves pages their handles follow, and putting back the real pass's
+ * state puts back the handles too. Afterwards every live handle reaches
+ * an allocated page stamped with its number and generation, and frees
+ * clean. 256 order-0 movable allocations, every other one freed.
+ */
+START_TEST(test_shadow_pass_keeps_exec_handles)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct mm_handle h[256];
+	struct mm_op alloc = {
+		.kind = MM_OP_ALLOC,
+		.alloc = {.order = 0, .node = -1, .gfp = MM_GFP_MOVABLE | MM_GFP_KERNEL}};
+	struct mm_op compact = {.kind = MM_OP_COMPACT,
+				.compact = {.node = 0,
+					    .zone = ZONE_NORMAL,
+					    .order = 4,
+					    .prio = MM_COMPACT_PRIO_SYNC_LIGHT,
+					    .mode = MM_MIGRATE_SYNC_LIGHT,
+					    .mt = MIGRATE_MOVABLE}};
+	struct mm_compact_stats st;
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	for (uint32_t i = 0; i < 256; i++)
+		ck_assert_int_eq(mm_apply_op(sim, &alloc, h, 256, i), 0);
+	for (uint32_t i = 0; i < 256; i += 2) {
+		struct mm_op free_op = {.kind = MM_OP_FREE, .free = {.handle = i}};
+		ck_assert_int_eq(mm_apply_op(sim, &free_op, h, 256, 256), 0);
+	}
+	sim->policy.compact_lru_skip = lru_skip_every_page;
+	ck_assert_int_eq(mm_apply_op(sim, &compact, h, 256, 256), 0);
+	ck_assert_msg(vrec_has(&vr, "INV-COMPACT-SKIP-HINT"), "got: %s", vr.first); /* it ran */
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_uint_eq(st.compact_passes, 1);
+	for (uint32_t i = 1; i < 256; i += 2) {
+		const struct page *page;
+
+		ck_assert_int_ge(h[i].pfn, 0);
+		page = pfn_to_page(sim, (uint64_t)h[i].pfn);
+		ck_assert_msg(page->state == PG_ALLOC && page->stamp.owner == i &&
+				      page->stamp.gen == h[i].gen,
+			      "a%u reaches pfn %lld: state %d, owner %u, gen %u (want %u)", i,
+			      h[i].pfn, page->state, page->stamp.owner, page->stamp.gen, h[i].gen);
+	}
+	vrec_init(&vr);
+	for (uint32_t i = 1; i < 256; i += 2) {
+		struct mm_op free_op = {.kind = MM_OP_FREE, .free = {.handle = i}};
+		ck_assert_int_eq(mm_apply_op(sim, &free_op, h, 256, 256), 0);
+	}
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 256);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* Busy pages (an extra reference) fail to migrate in every mode. */
 START_TEST(test_busy_pages_fail_migration)
 {
@@ -1038,6 +1096,7 @@ static Suite *compaction_suite(void)
 	tcase_add_test(tc, test_busy_pages_fail_migration);
 	tcase_add_test(tc, test_exec_handles_follow_migration);
 	tcase_add_test(tc, test_skip_hint_shadow_pass);
+	tcase_add_test(tc, test_shadow_pass_keeps_exec_handles);
 	tcase_add_test(tc, test_fill_pool_reuse);
 	tcase_add_test(tc, test_handle_of_block_bounds);
 	tcase_add_test(tc, test_compact_stats_reset);
