@@ -733,6 +733,66 @@ START_TEST(test_shadow_pass_keeps_exec_handles)
 }
 END_TEST
 
+/*
+ * The shadow pass leaves no trace: the machine after a pass the checker
+ * reran blind equals its twin, built and compacted the same way, whose
+ * pass the checker takes for its own shadow (in_shadow) and does not
+ * rerun. The zone, its memmap and pageblock flags, the fill pool, the
+ * events this CPU counted and compaction's own counts all match.
+ */
+static struct mm_sim *shadow_twin(bool rerun, struct vrec *vr)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+
+	sim_record(sim, vr);
+	fill(sim, 0, 256, 0, 0);
+	free_pattern(sim, 2, 1);
+	sim->policy.compact_lru_skip = lru_skip_every_page;
+	sim->compact->in_shadow = !rerun;
+	ck_assert_int_ne(mm_compact_zone(sim, 0, ZONE_NORMAL, 4, MM_COMPACT_PRIO_SYNC_LIGHT,
+					 MM_MIGRATE_SYNC_LIGHT, MIGRATE_MOVABLE),
+			 MM_COMPACT_SUCCESS);
+	sim->compact->in_shadow = false;
+	return sim;
+}
+
+START_TEST(test_shadow_pass_leaves_no_trace)
+{
+	struct vrec vr_a, vr_b;
+	struct mm_sim *a = shadow_twin(true, &vr_a), *b = shadow_twin(false, &vr_b);
+	struct mm_stats sa = sim_stats(a), sb = sim_stats(b);
+	struct mm_compact_stats ca, cb;
+	struct mm_zone_info za = zinfo(a, 0, ZONE_NORMAL), zb = zinfo(b, 0, ZONE_NORMAL);
+
+	ck_assert_msg(vrec_has(&vr_a, "INV-COMPACT-SKIP-HINT"), "got: %s", vr_a.first); /* it ran */
+	ck_assert(!vrec_has(&vr_b, "INV-COMPACT-SKIP-HINT"));
+	ck_assert_msg(memcmp(&sa, &sb, sizeof(sa)) == 0,
+		      "events: %llu/%llu allocs, %llu/%llu frees, %llu/%llu merges",
+		      sa.alloc_success, sb.alloc_success, sa.frees, sb.frees, sa.merges, sb.merges);
+	mm_sim_compact_stats(a, &ca);
+	mm_sim_compact_stats(b, &cb);
+	ck_assert(memcmp(&ca, &cb, sizeof(ca)) == 0);
+	ck_assert_int_eq(za.nr_free_exact, zb.nr_free_exact);
+	ck_assert_int_eq(za.nr_free_pages, zb.nr_free_pages);
+	for (unsigned int o = 0; o <= 6; o++)
+		ck_assert_uint_eq(za.nr_free[o], zb.nr_free[o]);
+	for (uint64_t pfn = 0; pfn < 256; pfn++) {
+		const struct page *pa = pfn_to_page(a, pfn), *pb = pfn_to_page(b, pfn);
+		ck_assert_msg(pa->state == pb->state && pa->order == pb->order &&
+				      pa->stamp.owner == pb->stamp.owner &&
+				      pa->stamp.gen == pb->stamp.gen,
+			      "pfn %llu differs", (unsigned long long)pfn);
+		ck_assert_int_eq(get_pageblock_skip(a, pfn), get_pageblock_skip(b, pfn));
+	}
+	ck_assert_uint_eq(a->compact->nr_fill, b->compact->nr_fill);
+	for (uint32_t i = 0; i < a->compact->nr_fill; i++)
+		ck_assert_int_eq(a->compact->fill[i].pfn, b->compact->fill[i].pfn);
+	ck_assert_uint_eq(mm_check_full(a), 0);
+	mm_sim_destroy(a);
+	mm_sim_destroy(b);
+}
+END_TEST
+
 /* Busy pages (an extra reference) fail to migrate in every mode. */
 START_TEST(test_busy_pages_fail_migration)
 {
@@ -1097,6 +1157,7 @@ static Suite *compaction_suite(void)
 	tcase_add_test(tc, test_exec_handles_follow_migration);
 	tcase_add_test(tc, test_skip_hint_shadow_pass);
 	tcase_add_test(tc, test_shadow_pass_keeps_exec_handles);
+	tcase_add_test(tc, test_shadow_pass_leaves_no_trace);
 	tcase_add_test(tc, test_fill_pool_reuse);
 	tcase_add_test(tc, test_handle_of_block_bounds);
 	tcase_add_test(tc, test_compact_stats_reset);
