@@ -283,6 +283,35 @@ START_TEST(test_enomem_puts_back_each_source_once)
 }
 END_TEST
 
+/*
+ * putback_movable_pages() likewise: under threads each isolated source
+ * goes back to the LRU once, none more, and the list is empty after.
+ */
+START_TEST(test_putback_returns_each_source_once)
+{
+	struct vrec vr;
+	struct mm_sim *sim = threads_sim(&vr);
+	struct putbacks pb = {0};
+	struct mm_migrate_src src = {.putback = record_putback, .arg = &pb};
+	uint32_t isolated[4] = {5, 6, 7, 0xdead};
+
+	mm_set_migrate_src(sim, &src);
+	struct compact_control cc = pass(normal(sim));
+	cc.migratepages = isolated;
+	for (unsigned int i = 0; i < 3; i++) {
+		cc.nr_migratepages++;
+		compact_check_source_isolated(&cc);
+	}
+	putback_movable_pages(&cc);
+	ck_assert_uint_eq(pb.n, 3);
+	for (unsigned int i = 0; i < 3; i++)
+		ck_assert_uint_eq(pb.old_pfn[i], 5 + i);
+	ck_assert_uint_eq(cc.nr_migratepages, 0);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* The pfns isolate_migratepages() asked the LRU for, in order; the LRU gives each up. */
 struct lru_asks {
 	uint64_t pfn[64];
@@ -482,6 +511,7 @@ static Suite *compact_threads_suite(void)
 	tcase_add_test(tc, test_cached_pfn_when_quiet);
 	tcase_add_test(tc, test_defer_bounds_under_threads);
 	tcase_add_test(tc, test_enomem_puts_back_each_source_once);
+	tcase_add_test(tc, test_putback_returns_each_source_once);
 	tcase_add_test(tc, test_lru_asked_for_allocated_pages_only);
 	tcase_add_test(tc, test_thread_state_follows_its_machine);
 	tcase_add_test(tc, test_threaded_pass_migrates);
