@@ -274,11 +274,15 @@ START_TEST(test_enomem_puts_back_each_source_once)
 	mm_set_migrate_src(sim, &src);
 	struct compact_control cc = pass(normal(sim));
 	cc.migratepages = isolated;
-	cc.nr_migratepages = 3;
+	for (unsigned int i = 0; i < 3; i++) {
+		cc.nr_migratepages++;
+		compact_check_source_isolated(&cc);
+	}
 	ck_assert_int_eq(migrate_pages(&cc), -12);
 	ck_assert_uint_eq(pb.n, 3);
 	for (unsigned int i = 0; i < 3; i++)
 		ck_assert_uint_eq(pb.old_pfn[i], i);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
 	mm_sim_destroy(sim);
 }
 END_TEST
