@@ -463,8 +463,7 @@ MM_NO_COVERAGE static void check_admission(struct zone *zone, unsigned int order
  * more while the pressure thresholds bound the diffs. Costs a lock hold
  * per admission at low, and only while kswapd is in its pressure window.
  */
-MM_NO_COVERAGE static void check_admission_under_pressure_locked(struct zone *zone,
-								 unsigned int order)
+MM_NO_COVERAGE void _mm_check_admission_under_pressure_locked(struct zone *zone, unsigned int order)
 {
 	if (!READ_ONCE(zone->sim->node_data[zone->node]->kswapd.pressure))
 		return;
@@ -493,7 +492,7 @@ MM_NO_COVERAGE static void check_admission_under_pressure(struct zone *zone, uns
 {
 	if (!zone->sim->serial) {
 		if ((alloc_flags & (ALLOC_WMARK_MASK | ALLOC_NO_WATERMARKS)) == ALLOC_WMARK_LOW)
-			check_admission_under_pressure_locked(zone, order);
+			_mm_check_admission_under_pressure_locked(zone, order);
 		return;
 	}
 	/* The fast path: the low mark and no reserves (its KSWAPD and NOFRAGMENT bits aside). */

@@ -418,13 +418,13 @@ static struct mm_sim *fire_vmstat_pressure_threaded(struct vfirst *r, struct whe
 
 /*
  * The threaded form at the edge of its precondition: an estimate of 24
- * (exact 12 and 12 more in the diffs) admits an order-2 allocation at low
- * 20 with nothing to spare (24 - 2^2 = 20), and exact 12 is below min +
- * 2^2 = 14.
+ * (exact 12, one more that CPU 0's diff of -1 holds back, and 11 added)
+ * admits an order-2 allocation at low 20 with nothing to spare (24 - 2^2 =
+ * 20), and exact 12 is below min + 2^2 = 14.
  */
 static struct mm_sim *fire_vmstat_pressure_threaded_edge(struct vfirst *r, struct where *w)
 {
-	struct mm_sim *sim = pressure_skewed(r, 52, false, 12);
+	struct mm_sim *sim = pressure_skewed(r, 52, false, 11);
 	uint32_t gen;
 
 	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 14};
@@ -1563,6 +1563,43 @@ START_TEST(test_pressure_edge_grid)
 }
 END_TEST
 
+/*
+ * The threaded recheck judges only an estimate that still admits at low:
+ * another CPU may have moved it since the lockless admission. Exact 12 is
+ * below min + 2^2 = 14 in every row; an order-2 recheck reports with the
+ * estimate at 24 (24 - 2^2 = low 20) and keeps quiet at 23 and 21, which
+ * no longer admit. An order-0 recheck at 21 admits but finds exact 12 at
+ * min + 1 = 11 or more: quiet too.
+ */
+static const struct {
+	long estimate;
+	unsigned int order;
+	bool reported;
+} recheck_rows[] = {
+	{24, 2, true},
+	{23, 2, false},
+	{21, 2, false},
+	{21, 0, false},
+};
+
+START_TEST(test_pressure_recheck_needs_admission)
+{
+	struct vfirst r = {.want = "INV-VMSTAT-PRESSURE"};
+	struct mm_sim *sim = pressure_skewed(&r, 52, false, 0);
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+	long skew = recheck_rows[_i].estimate - zone_page_state(z, NR_FREE_PAGES);
+
+	atomic_long_add(skew, &z->vm_stat[NR_FREE_PAGES]);
+	atomic_long_add(skew, &sim->vm_zone_stat[NR_FREE_PAGES]);
+	ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], 12);
+	ck_assert_int_eq(zone_page_state(z, NR_FREE_PAGES), recheck_rows[_i].estimate);
+	_mm_check_admission_under_pressure_locked(z, recheck_rows[_i].order);
+	ck_assert_msg(r.seen == recheck_rows[_i].reported, "estimate %ld, order %u: reported %d",
+		      recheck_rows[_i].estimate, recheck_rows[_i].order, r.seen);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *fires_suite(void)
 {
 	Suite *s = suite_create("fires");
@@ -1582,6 +1619,8 @@ static Suite *fires_suite(void)
 	tcase_add_loop_test(tc, test_full_check_counts_reports, 0, (int)ARRAY_SIZE(count_rows));
 	tcase_add_test(tc, test_full_check_counts_hole_zone);
 	tcase_add_test(tc, test_apart_mark_ends_with_the_free_block);
+	tcase_add_loop_test(tc, test_pressure_recheck_needs_admission, 0,
+			    (int)ARRAY_SIZE(recheck_rows));
 	tcase_add_loop_test(tc, test_pressure_edge_grid, 0, 2 * 4 * 3);
 	suite_add_tcase(s, tc);
 	return s;
