@@ -942,6 +942,27 @@ static struct mm_sim *fire_compact_defer_order(struct vfirst *r, struct where *w
 	return defer_out_of_bounds(r, w, 2);
 }
 
+/*
+ * The same check where direct compaction skips a deferred zone, the only
+ * deferral update on that path: a shift above the maximum (7: 1 << 7 =
+ * 128 considerations before the next try) defers the order-2 request, and
+ * the skip reports it.
+ */
+static struct mm_sim *fire_compact_defer_at_skip(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+
+	sim->serial = true;
+	z->compact_defer_shift = COMPACT_MAX_DEFER_SHIFT + 1;
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, COMPACT_MAX_DEFER_SHIFT};
+	record(sim, r);
+	ck_assert_int_eq(mm_compact_zone(sim, 0, ZONE_NORMAL, 2, MM_COMPACT_PRIO_SYNC_LIGHT,
+					 MM_MIGRATE_SYNC_LIGHT, MIGRATE_MOVABLE),
+			 MM_COMPACT_DEFERRED);
+	return sim;
+}
+
 /* A page migrated to pfn whose stamp is not its handle's: another owner. */
 static struct mm_sim *fire_compact_migrate_stamp(struct vfirst *r, struct where *w)
 {
@@ -1048,6 +1069,7 @@ static const struct {
 	{"INV-COMPACT-DEFER", fire_compact_defer_shift},
 	{"INV-COMPACT-DEFER", fire_compact_defer_considered},
 	{"INV-COMPACT-DEFER", fire_compact_defer_order},
+	{"INV-COMPACT-DEFER", fire_compact_defer_at_skip},
 	{"INV-COMPACT-MIGRATE-STAMP", fire_compact_migrate_stamp},
 	{"INV-COMPACT-MIGRATE-STAMP", fire_compact_migrate_stale_handle},
 	{"INV-DERIVED-COMMIT-BATCH", fire_derived_reserves},
