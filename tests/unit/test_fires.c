@@ -1324,6 +1324,16 @@ START_TEST(test_ops_skip_out_of_range)
 	read.vmstat.zone = MAX_NR_ZONES;
 	ck_assert_int_eq(mm_apply_op(sim, &read, NULL, 0, 0), 1);
 	ck_assert_int_eq(mm_apply_op(sim, &frac, NULL, 0, 0), 1);
+	/* the range ops naming the node past the last, the zone past the last */
+	for (uint8_t kind = MM_OP_OFFLINE_PAGES; kind <= MM_OP_FREE_CONTIG; kind++) {
+		struct mm_op range = {
+			.kind = kind,
+			.range = {.start = 0, .pages = 4, .node = 1, .zone = ZONE_NORMAL}};
+		ck_assert_int_eq(mm_apply_op(sim, &range, NULL, 0, 0), 1);
+		range.range.node = 0;
+		range.range.zone = MAX_NR_ZONES;
+		ck_assert_int_eq(mm_apply_op(sim, &range, NULL, 0, 0), 1);
+	}
 	ck_assert_int_eq(pcpinfo(sim, 0, ZONE_NORMAL, 0).high_min,
 			 zinfo(sim, 0, ZONE_NORMAL).pcp_high_min);
 	mm_set_current_cpu(1);
