@@ -255,6 +255,16 @@ static void record_putback(void *arg, uint64_t old_pfn, uint64_t new_pfn)
 	p->n++;
 }
 
+/* A list of three sources, as isolate_migratepages_block() builds it: each noted isolated. */
+static void list_three_sources(struct compact_control *cc, uint32_t *list)
+{
+	cc->migratepages = list;
+	for (unsigned int i = 0; i < 3; i++) {
+		cc->nr_migratepages++;
+		compact_check_source_isolated(cc);
+	}
+}
+
 /*
  * migrate_pages() with no free page to migrate to: -ENOMEM, and under
  * threads every isolated source goes back to the LRU once, none more (the
@@ -273,11 +283,7 @@ START_TEST(test_enomem_puts_back_each_source_once)
 	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 0);
 	mm_set_migrate_src(sim, &src);
 	struct compact_control cc = pass(normal(sim));
-	cc.migratepages = isolated;
-	for (unsigned int i = 0; i < 3; i++) {
-		cc.nr_migratepages++;
-		compact_check_source_isolated(&cc);
-	}
+	list_three_sources(&cc, isolated);
 	ck_assert_int_eq(migrate_pages(&cc), -12);
 	ck_assert_uint_eq(pb.n, 3);
 	for (unsigned int i = 0; i < 3; i++)
@@ -301,11 +307,7 @@ START_TEST(test_putback_returns_each_source_once)
 
 	mm_set_migrate_src(sim, &src);
 	struct compact_control cc = pass(normal(sim));
-	cc.migratepages = isolated;
-	for (unsigned int i = 0; i < 3; i++) {
-		cc.nr_migratepages++;
-		compact_check_source_isolated(&cc);
-	}
+	list_three_sources(&cc, isolated);
 	putback_movable_pages(&cc);
 	ck_assert_uint_eq(pb.n, 3);
 	for (unsigned int i = 0; i < 3; i++)
