@@ -93,6 +93,43 @@ START_TEST(test_steal_boosts_then_kswapd_takes_it_back)
 END_TEST
 
 /*
+ * A fallback that finds a free block of a whole pageblock or more takes
+ * ownership of it and boosts nothing (steal_suitable_fallback(), 6.10:
+ * the boost comes after the "orders >= pageblock_order" return). Every
+ * page allocated movable in order-3 blocks (a pageblock each), one freed:
+ * the unmovable request's only fallback is that block, exactly
+ * pageblock_order. The marks are up (high 48: a boost would be 8).
+ */
+START_TEST(test_whole_pageblock_steal_does_not_boost)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	uint32_t gens[NPAGES / 8], gen;
+	struct vrec vr;
+
+	cfg_tiny(&cfg, 1, 4, 3);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, NPAGES, NPAGES);
+	sim = sim_new_buddy_only(&cfg);
+	mm_set_current_cpu(0);
+	for (uint32_t i = 0; i < NPAGES / 8; i++)
+		ck_assert_int_ge(mm_alloc_pages(sim, 3, GFP_MOV, -1, i, &gens[i]), 0);
+	mm_free_pages(sim, 8 * 5, 3, 5, gens[5]);
+	mm_set_min_free_kbytes(sim, 128);
+	sim->serial = true;
+	sim_record(sim, &vr);
+	ck_assert_uint_eq(normal(sim)->_watermark[WMARK_HIGH], 48);
+	ck_assert_int_eq(mm_alloc_pages(sim, 0, MM_GFP_MEMALLOC | MM_GFP_KERNEL, -1, 1000, &gen),
+			 8 * 5);
+	ck_assert_int_eq(get_pfnblock_migratetype(sim, 8 * 5), MIGRATE_UNMOVABLE);
+	ck_assert_uint_eq(sim_stats(sim).blocks_stolen, 1);
+	ck_assert_uint_eq(normal(sim)->watermark_boost, 0);
+	ck_assert(!(atomic_load(&normal(sim)->flags) & ZONE_BOOSTED_WATERMARK));
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * kswapd awake on a node the frees since its wake balanced, with no boost:
  * balance_pgdat() has no reclaim to do (no boost to reclaim, nothing below
  * the marks), so no pass runs and no failed pass is counted.
@@ -544,6 +581,7 @@ static Suite *boost_suite(void)
 	TCase *tc = tcase_create("boost");
 
 	tcase_add_test(tc, test_steal_boosts_then_kswapd_takes_it_back);
+	tcase_add_test(tc, test_whole_pageblock_steal_does_not_boost);
 	tcase_add_test(tc, test_steal_without_kswapd_flag);
 	tcase_add_test(tc, test_kswapd_balanced_unboosted_reclaims_nothing);
 	tcase_add_test(tc, test_kswapd_takes_back_only_recorded_boosts);
