@@ -1106,6 +1106,7 @@ START_TEST(test_names_out_of_range)
 	ck_assert_str_eq(mm_compact_result_name(-1), "?");
 	ck_assert_str_eq(mm_compact_result_name(MM_COMPACT_SUCCESS + 1), "?");
 	ck_assert_str_ne(mm_compact_result_name(MM_COMPACT_SUCCESS), "?");
+	ck_assert_str_eq(mm_compact_result_name(MM_COMPACT_NOT_SUITABLE_ZONE), "not_suitable_zone");
 }
 END_TEST
 
