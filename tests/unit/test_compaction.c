@@ -600,6 +600,27 @@ START_TEST(test_migration_moves_handle_and_stamp)
 }
 END_TEST
 
+/* The compact op on node 0's zone zt at order, sync light priority and mode. */
+static struct mm_op sync_light_compact(enum zone_type zt, uint8_t order)
+{
+	return (struct mm_op){.kind = MM_OP_COMPACT,
+			      .compact = {.node = 0,
+					  .zone = (uint8_t)zt,
+					  .order = order,
+					  .prio = MM_COMPACT_PRIO_SYNC_LIGHT,
+					  .mode = MM_MIGRATE_SYNC_LIGHT,
+					  .mt = MIGRATE_MOVABLE}};
+}
+
+/* Frees the executor's handles first, first + 2, ... of 256 through the free op. */
+static void free_every_other(struct mm_sim *sim, struct mm_handle *h, uint32_t first)
+{
+	for (uint32_t i = first; i < 256; i += 2) {
+		struct mm_op free_op = {.kind = MM_OP_FREE, .free = {.handle = i}};
+		ck_assert_int_eq(mm_apply_op(sim, &free_op, h, 256, 256), 0);
+	}
+}
+
 /*
  * A zone that manages no pages is not compacted: mm_compact_zone() refuses
  * it with -1, as it does a zone past the node's, and the compact op that
@@ -609,13 +630,7 @@ END_TEST
 START_TEST(test_compact_unmanaged_zone_refused)
 {
 	struct mm_sim *sim = compaction_sim(0, 256, NULL);
-	struct mm_op op = {.kind = MM_OP_COMPACT,
-			   .compact = {.node = 0,
-				       .zone = ZONE_DMA32,
-				       .order = 2,
-				       .prio = MM_COMPACT_PRIO_SYNC_LIGHT,
-				       .mode = MM_MIGRATE_SYNC_LIGHT,
-				       .mt = MIGRATE_MOVABLE}};
+	struct mm_op op = sync_light_compact(ZONE_DMA32, 2);
 
 	ck_assert_int_eq(mm_compact_zone(sim, 0, ZONE_DMA32, 2, MM_COMPACT_PRIO_SYNC_LIGHT,
 					 MM_MIGRATE_SYNC_LIGHT, MIGRATE_MOVABLE),
@@ -689,23 +704,14 @@ START_TEST(test_shadow_pass_keeps_exec_handles)
 	struct mm_op alloc = {
 		.kind = MM_OP_ALLOC,
 		.alloc = {.order = 0, .node = -1, .gfp = MM_GFP_MOVABLE | MM_GFP_KERNEL}};
-	struct mm_op compact = {.kind = MM_OP_COMPACT,
-				.compact = {.node = 0,
-					    .zone = ZONE_NORMAL,
-					    .order = 4,
-					    .prio = MM_COMPACT_PRIO_SYNC_LIGHT,
-					    .mode = MM_MIGRATE_SYNC_LIGHT,
-					    .mt = MIGRATE_MOVABLE}};
+	struct mm_op compact = sync_light_compact(ZONE_NORMAL, 4);
 	struct mm_compact_stats st;
 	struct vrec vr;
 
 	sim_record(sim, &vr);
 	for (uint32_t i = 0; i < 256; i++)
 		ck_assert_int_eq(mm_apply_op(sim, &alloc, h, 256, i), 0);
-	for (uint32_t i = 0; i < 256; i += 2) {
-		struct mm_op free_op = {.kind = MM_OP_FREE, .free = {.handle = i}};
-		ck_assert_int_eq(mm_apply_op(sim, &free_op, h, 256, 256), 0);
-	}
+	free_every_other(sim, h, 0);
 	sim->policy.compact_lru_skip = lru_skip_every_page;
 	ck_assert_int_eq(mm_apply_op(sim, &compact, h, 256, 256), 0);
 	ck_assert_msg(vrec_has(&vr, "INV-COMPACT-SKIP-HINT"), "got: %s", vr.first); /* it ran */
@@ -722,10 +728,7 @@ START_TEST(test_shadow_pass_keeps_exec_handles)
 			      h[i].pfn, page->state, page->stamp.owner, page->stamp.gen, h[i].gen);
 	}
 	vrec_init(&vr);
-	for (uint32_t i = 1; i < 256; i += 2) {
-		struct mm_op free_op = {.kind = MM_OP_FREE, .free = {.handle = i}};
-		ck_assert_int_eq(mm_apply_op(sim, &free_op, h, 256, 256), 0);
-	}
+	free_every_other(sim, h, 1);
 	ck_assert_msg(vr.n == 0, "%s", vr.first);
 	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 256);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
