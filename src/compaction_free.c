@@ -85,8 +85,13 @@ static unsigned long isolate_freepages_block(struct compact_control *cc, uint64_
 		unsigned long isolated;
 
 		nr_scanned++;
-		if (state == PG_ALLOC && order && order <= sim->max_order) {
-			/* A compound page: skip it whole. */
+		/*
+		 * A compound page: skip it whole when its order is sane (read
+		 * without the lock) and it ends inside the block; one that
+		 * runs past end_pfn is read on page by page.
+		 */
+		if (state == PG_ALLOC && order && order <= sim->max_order &&
+		    blockpfn + (UINT64_C(1) << order) <= end_pfn) {
 			blockpfn += (UINT64_C(1) << order) - 1;
 			nr_scanned += (1UL << order) - 1;
 			continue;

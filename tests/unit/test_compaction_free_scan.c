@@ -139,12 +139,88 @@ START_TEST(test_free_scanner_table)
 }
 END_TEST
 
+/*
+ * A compound page in the scanned block (isolate_freepages_block(), 6.10):
+ * one whose order is at most MAX_PAGE_ORDER and that ends inside the block
+ * is skipped whole, its 2^order pages counted as scanned; one running past
+ * the block's end is read as the stride falls. The machine as above
+ * (pageblock order 5) with the row's max_order; the row's block is
+ * allocated at head, pfn 160 is the one free target; cc->free_pfn 224.
+ */
+struct compound_row {
+	const char *name;
+	unsigned int max_order, order;
+	uint32_t head;
+	bool async;
+	unsigned long scanned; /* blocks 224, head's, 160 */
+};
+
+/* clang-format off */
+static const struct compound_row compound_rows[] = {
+	/* 224 (1), 192 and the 31 pages after it (32), 160 (1). */
+	{"async: a max-order page is skipped whole", 5, 5, 192, true, 1 + 32 + 1},
+	/* 192..255: 224 and 192 are read alone, as at stride 32. */
+	{"async: a page past the block's end is read as pages", 6, 6, 192, true, 1 + 1 + 1},
+	/* Block 224 read at stride 1 (32); stride 2: 192 skipped whole (4), then 197..223 (14). */
+	{"sync: an order-2 page at stride 2", 6, 2, 192, false, 32 + 4 + 14 + 1},
+};
+/* clang-format on */
+
+START_TEST(test_free_scanner_compound)
+{
+	const struct compound_row *r = &compound_rows[_i];
+	struct mm_op refresh = {.kind = MM_OP_STAT_REFRESH};
+	uint32_t low[16], block[64], target = 160, targets[4], sources[4] = {0}, gen;
+	struct mm_sim *sim = compaction_table_machine(r->max_order, 5, 0, FS_PAGES);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	const unsigned int nr = 1u << r->order;
+	long long head;
+
+	for (unsigned int i = 0; i < 16; i++)
+		low[i] = 2 * i;
+	free_pages_at(sim, low, 16);
+	for (unsigned int i = 0; i < nr; i++)
+		block[i] = r->head + i;
+	free_pages_at(sim, block, nr);
+	/* the only free block of its order: the allocation takes it */
+	head = mm_alloc_pages(sim, r->order, MM_GFP_MOVABLE | MM_GFP_MEMALLOC, -1, 0xc0ffee, &gen);
+	ck_assert_int_eq(head, r->head);
+	free_pages_at(sim, &target, 1);
+	ck_assert_int_eq(mm_apply_op(sim, &refresh, NULL, 0, 0), 0);
+
+	struct compact_control cc = {
+		.zone = z,
+		.order = 0,
+		.migratetype = MIGRATE_MOVABLE,
+		.mode = r->async ? MM_MIGRATE_ASYNC : MM_MIGRATE_SYNC_LIGHT,
+		.whole_zone = true,
+		.migrate_pfn = 0,
+		.free_pfn = 224,
+		.fast_found_pfn = UINT64_MAX,
+		.nr_migratepages = 1,
+		.migratepages = sources,
+		.freepages = targets,
+	};
+
+	compact_check_pass_begin(&cc);
+	ck_assert_uint_eq(compaction_alloc(&cc), target);
+	ck_assert_msg(cc.total_free_scanned == r->scanned, "%s: %lu scanned, want %lu", r->name,
+		      cc.total_free_scanned, r->scanned);
+	cc.nr_migratepages = 0;
+	release_freepages(&cc);
+	mm_free_pages(sim, r->head, r->order, 0xc0ffee, gen);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *free_scan_suite(void)
 {
 	Suite *s = suite_create("compaction_free_scan");
 	TCase *tc = tcase_create("table");
 
 	tcase_add_loop_test(tc, test_free_scanner_table, 0, (int)ARRAY_SIZE(fs_rows));
+	tcase_add_loop_test(tc, test_free_scanner_compound, 0, (int)ARRAY_SIZE(compound_rows));
 	suite_add_tcase(s, tc);
 	return s;
 }
