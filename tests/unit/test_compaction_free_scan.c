@@ -77,6 +77,25 @@ static void free_pages_at(struct mm_sim *sim, const uint32_t *pfns, unsigned int
 			}
 }
 
+/* A free scan of zone z from the top block (224) down to block 0, order 0 */
+static struct compact_control free_scan_control(struct zone *z, bool async, unsigned int wanted,
+						uint32_t *sources, uint32_t *targets)
+{
+	return (struct compact_control){
+		.zone = z,
+		.order = 0,
+		.migratetype = MIGRATE_MOVABLE,
+		.mode = async ? MM_MIGRATE_ASYNC : MM_MIGRATE_SYNC_LIGHT,
+		.whole_zone = true,
+		.migrate_pfn = 0,
+		.free_pfn = 224,
+		.fast_found_pfn = UINT64_MAX,
+		.nr_migratepages = wanted,
+		.migratepages = sources,
+		.freepages = targets,
+	};
+}
+
 START_TEST(test_free_scanner_table)
 {
 	const struct free_scan_row *r = &fs_rows[_i];
@@ -100,19 +119,7 @@ START_TEST(test_free_scanner_table)
 	ck_assert_uint_eq(z->compact_cached_free_pfn, 224);
 	sim_record(sim, &vr);
 
-	struct compact_control cc = {
-		.zone = z,
-		.order = 0,
-		.migratetype = MIGRATE_MOVABLE,
-		.mode = r->async ? MM_MIGRATE_ASYNC : MM_MIGRATE_SYNC_LIGHT,
-		.whole_zone = true,
-		.migrate_pfn = 0,
-		.free_pfn = 224,
-		.fast_found_pfn = UINT64_MAX,
-		.nr_migratepages = r->wanted,
-		.migratepages = sources,
-		.freepages = targets,
-	};
+	struct compact_control cc = free_scan_control(z, r->async, r->wanted, sources, targets);
 	uint64_t got;
 
 	compact_check_pass_begin(&cc);
@@ -188,19 +195,7 @@ START_TEST(test_free_scanner_compound)
 	free_pages_at(sim, &target, 1);
 	ck_assert_int_eq(mm_apply_op(sim, &refresh, NULL, 0, 0), 0);
 
-	struct compact_control cc = {
-		.zone = z,
-		.order = 0,
-		.migratetype = MIGRATE_MOVABLE,
-		.mode = r->async ? MM_MIGRATE_ASYNC : MM_MIGRATE_SYNC_LIGHT,
-		.whole_zone = true,
-		.migrate_pfn = 0,
-		.free_pfn = 224,
-		.fast_found_pfn = UINT64_MAX,
-		.nr_migratepages = 1,
-		.migratepages = sources,
-		.freepages = targets,
-	};
+	struct compact_control cc = free_scan_control(z, r->async, 1, sources, targets);
 
 	compact_check_pass_begin(&cc);
 	ck_assert_uint_eq(compaction_alloc(&cc), target);
