@@ -861,6 +861,41 @@ START_TEST(test_steal_claim_table)
 END_TEST
 
 /*
+ * The same claim with the owner's pages in one order-2 block and n order-0
+ * pages: prep_move_freepages_block() counts every page of an LRU folio
+ * movable, its tail pages too. An unmovable thief in the movable block:
+ * free 4 - n, movable 4 + n, alike 8 - 8 = 0: claimed iff 4 - n >= 4.
+ */
+START_TEST(test_steal_claim_counts_tail_pages)
+{
+	for (unsigned int n = 0; n <= 3; n++) {
+		struct mm_config cfg;
+		uint32_t gen;
+
+		cfg_tiny(&cfg, 1, 3, 3);
+		cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 16, 16);
+		struct mm_sim *sim = sim_new_buddy_only(&cfg);
+
+		mm_set_current_cpu(0);
+		ck_assert_int_eq(mm_alloc_pages(sim, 3, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 1, &gen),
+				 0);
+		ck_assert_int_eq(mm_alloc_pages(sim, 2, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 2, &gen),
+				 8);
+		for (unsigned int i = 0; i < n; i++)
+			ck_assert_int_eq(
+				mm_alloc_pages(sim, 0, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 2, &gen),
+				12 + i);
+		ck_assert(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, 3, &gen) >= 0);
+		int want = n == 0 ? MIGRATE_UNMOVABLE : MIGRATE_MOVABLE;
+		ck_assert_msg(get_pfnblock_migratetype(sim, 8) == want,
+			      "an order-2 block and %u pages: pageblock type %d, want %d", n,
+			      get_pfnblock_migratetype(sim, 8), want);
+		mm_sim_destroy(sim);
+	}
+}
+END_TEST
+
+/*
  * rmqueue_buddy(): with only HIGHATOMIC blocks left, an order-0 request
  * takes one only with ALLOC_NON_BLOCK or ALLOC_OOM ("failing now is worse
  * than failing a high-order atomic later"); the rest fail, the watermark
@@ -1107,6 +1142,7 @@ static Suite *decisions_suite(void)
 	tcase_add_test(tc, test_alloc_flags_model);
 	tcase_add_test(tc, test_fallback_table);
 	tcase_add_test(tc, test_steal_claim_table);
+	tcase_add_test(tc, test_steal_claim_counts_tail_pages);
 	tcase_add_test(tc, test_free_high_table);
 	tcase_add_test(tc, test_defer_table);
 	tcase_add_test(tc, test_compaction_suitable_table);
