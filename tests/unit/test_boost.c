@@ -234,6 +234,30 @@ START_TEST(test_boost_bound_fires)
 }
 END_TEST
 
+/*
+ * The steal that grows a boost checks it at once. The sysctl is written
+ * behind the checker's back (as a setter that forgot the checker's note
+ * would): boost_watermark() clamps to high * 30000 / 10000 = 144, the
+ * checker's bound stays 72. A boost at 72 grows to 80 in the allocation,
+ * which must report INV-BOOST-BOUND before any full check runs.
+ */
+START_TEST(test_steal_checks_the_boost_it_grew)
+{
+	uint32_t gens[NPAGES], gen;
+	struct mm_sim *sim = fragmented(gens);
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	sim->watermark_boost_factor = 30000;
+	normal(sim)->watermark_boost = 72;
+	ck_assert_int_ge(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, -1, 1000, &gen), 0);
+	ck_assert_uint_eq(sim_stats(sim).blocks_stolen, 1);
+	ck_assert_uint_eq(normal(sim)->watermark_boost, 80);
+	ck_assert_msg(vrec_has(&vr, "INV-BOOST-BOUND"), "%u reports, first %s", vr.n, vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* A boost a kswapd run left on a zone it balanced fires INV-BOOST-DECAY; another zone's not. */
 START_TEST(test_boost_decay_fires)
 {
@@ -588,6 +612,7 @@ static Suite *boost_suite(void)
 	tcase_add_test(tc, test_boost_wake_check_counts);
 	tcase_add_test(tc, test_boost_capped_by_factor);
 	tcase_add_test(tc, test_boost_bound_fires);
+	tcase_add_test(tc, test_steal_checks_the_boost_it_grew);
 	tcase_add_test(tc, test_boost_decay_fires);
 	tcase_add_test(tc, test_nofrag_pass_serves_own_type);
 	tcase_add_test(tc, test_nofrag_retry_fires);
