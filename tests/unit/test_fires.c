@@ -1235,6 +1235,41 @@ START_TEST(test_pcp_info_out_of_range)
 END_TEST
 
 /*
+ * mm_alloc_pages(): a preferred node the machine does not have (below 0,
+ * the one just past the last, far past it) means the current CPU's node. Two
+ * nodes of 64 Normal pages, the caller on node 1's CPU: every request is
+ * served from node 1's zone.
+ */
+START_TEST(test_alloc_preferred_node_out_of_range)
+{
+	static const int nids[] = {-1, 2, 3, 1 << 30};
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	uint32_t gen;
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg.nr_nodes = 2;
+	cfg.cpus_per_node[1] = 1;
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	cfg_zone(&cfg, 1, ZONE_NORMAL, 64, 64, 64);
+	sim = sim_new(&cfg);
+	mm_set_current_cpu(1);
+	ck_assert_int_eq(mm_cpu_to_node(sim, 1), 1);
+	for (size_t i = 0; i < ARRAY_SIZE(nids); i++) {
+		long long pfn = mm_alloc_pages(sim, 0, MM_GFP_KERNEL, nids[i], 1, &gen);
+
+		ck_assert_msg(pfn >= 64 && pfn < 128, "preferred node %d: pfn %lld, want node 1's",
+			      nids[i], pfn);
+		mm_free_pages(sim, (uint64_t)pfn, 0, 1, gen);
+	}
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	ck_assert_uint_eq(mm_sim_violations(sim), 0);
+	mm_set_current_cpu(0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * Hotplug, kswapd, compaction, vm_committed_as and the op language on a
  * node, CPU, zone, order or op kind the machine does not have: each call
  * answers its documented "no" (-1, 1, false, 0, "?") and changes nothing.
@@ -1647,6 +1682,7 @@ static Suite *fires_suite(void)
 	tcase_add_test(tc, test_charge_refused_past_cpus_after_reset);
 	tcase_add_test(tc, test_pcp_info_out_of_range);
 	tcase_add_test(tc, test_public_calls_out_of_range);
+	tcase_add_test(tc, test_alloc_preferred_node_out_of_range);
 	tcase_add_test(tc, test_ops_skip_out_of_range);
 	tcase_add_loop_test(tc, test_never_reserves, 0, (int)ARRAY_SIZE(never_rows));
 	tcase_add_loop_test(tc, test_full_check_counts_reports, 0, (int)ARRAY_SIZE(count_rows));
