@@ -805,8 +805,8 @@ static bool free_pages_prepare(struct mm_sim *sim, uint64_t pfn, unsigned int or
 {
 	struct page *head = pfn_to_page(sim, pfn);
 	struct zone *zone = page_zone(sim, head);
-	uint64_t nr = UINT64_C(1) << order;
 
+	/* an order past max_order is no head's: reported here, with the head's order */
 	if (head->state != PG_ALLOC || head->order != order) {
 		zone_report(zone, "INV-FREE-BAD", (long long)pfn, order,
 			    head->state == PG_ALLOC ? head->order : -1,
@@ -814,7 +814,7 @@ static bool free_pages_prepare(struct mm_sim *sim, uint64_t pfn, unsigned int or
 			    _mm_page_state_name(head->state));
 		return false;
 	}
-	for (uint64_t i = 0; i < nr; i++) {
+	for (uint64_t i = 0, nr = UINT64_C(1) << order; i < nr; i++) {
 		struct page *page = head + i;
 		if (page->stamp.owner != owner || page->stamp.gen != gen ||
 		    page->state != (i ? PG_ALLOC_TAIL : PG_ALLOC)) {
@@ -859,8 +859,7 @@ void free_one_page(struct zone *zone, uint64_t pfn, unsigned int order)
 void mm_free_pages(struct mm_sim *sim, uint64_t pfn, unsigned int order, uint32_t owner,
 		   uint32_t gen)
 {
-	if (pfn >= sim->max_pfn || order > sim->max_order ||
-	    pfn_to_page(sim, pfn)->state <= PG_RESERVED) {
+	if (pfn >= sim->max_pfn || pfn_to_page(sim, pfn)->state <= PG_RESERVED) {
 		mm_report_violation(sim, "INV-FREE-BAD", -1, -1, smp_processor_id(), (long long)pfn,
 				    order, -1, "freeing a pfn that no zone hands out");
 		return;

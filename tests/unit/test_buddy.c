@@ -446,6 +446,46 @@ START_TEST(test_stale_handle_reported)
 }
 END_TEST
 
+/* The last violation, whole. */
+static void last_violation(const struct mm_violation *v, void *arg)
+{
+	*(struct mm_violation *)arg = *v;
+}
+
+/*
+ * A free of an order past max_order (3) at an allocated order-0 head:
+ * INV-FREE-BAD at the zone, the order freed against the head's order
+ * (docs/invariants.md), and the page stays allocated. Order 64 too, the
+ * width of a pfn: no shift by it.
+ */
+START_TEST(test_free_past_max_order_reported)
+{
+	static const unsigned int orders[] = {4, 63, 64, 1u << 31};
+	struct mm_sim *sim = tiny_normal(0, 8);
+	struct mm_violation v;
+	uint32_t gen;
+	long long pfn = alloc_ok(sim, 0, GFP_MOV, 5, &gen);
+
+	mm_sim_set_violation_handler(sim, last_violation, &v);
+	for (size_t i = 0; i < ARRAY_SIZE(orders); i++) {
+		memset(&v, 0, sizeof(v));
+		mm_free_pages(sim, (uint64_t)pfn, orders[i], 5, gen);
+		ck_assert_msg(v.id && !strcmp(v.id, "INV-FREE-BAD") && v.node == 0 &&
+				      v.zone == ZONE_NORMAL && v.pfn == pfn &&
+				      v.expected == orders[i] && v.actual == 0,
+			      "order %u: %s node %d zone %d pfn %lld expected %lld actual %lld",
+			      orders[i], v.id ? v.id : "nothing", v.node, v.zone, v.pfn, v.expected,
+			      v.actual);
+		ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 7);
+	}
+	ck_assert_uint_eq(mm_sim_violations(sim), ARRAY_SIZE(orders));
+	mm_free_pages(sim, (uint64_t)pfn, 0, 5, gen);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	ck_assert_uint_eq(mm_sim_violations(sim), ARRAY_SIZE(orders));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* Zone [0, 8) with managed 6: pfns 6 and 7 are reserved, nothing hands them out. */
 START_TEST(test_free_reserved_pfn_reported)
 {
@@ -643,6 +683,7 @@ static Suite *buddy_suite(void)
 	tcase_add_test(tc, test_stamp_mismatch_reported);
 	tcase_add_test(tc, test_stale_handle_reported);
 	tcase_add_test(tc, test_free_reserved_pfn_reported);
+	tcase_add_test(tc, test_free_past_max_order_reported);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("fallback");
