@@ -709,6 +709,39 @@ START_TEST(test_policy_switch_no_sync)
 END_TEST
 
 /*
+ * A policy under test with a NEVER batch above the kernel's (the
+ * percpu-batch knob at 1024, the rule's 32 here): INV-COMMIT-DRIFT and
+ * INV-COMMIT-NEVER bound the locals by the batch in force, which
+ * vm_acct_memory() raises the checker's bound to, so 500 pages charged
+ * and held in CPU 0's local break neither (and INV-DERIVED-COMMIT-BATCH
+ * takes the policy's rule): a larger batch loosens only its own bound
+ * (docs/policy-lab.md).
+ */
+START_TEST(test_never_bound_follows_the_batch_in_force)
+{
+	struct mm_sim *sim;
+	struct vrec vr;
+
+	ck_assert_int_eq(mm_policy_knob_set("percpu-batch", 1024), 0);
+	sim = counters_sim(2, NULL);
+	sim->serial = true; /* the per-op checks */
+	sim_record(sim, &vr);
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_set_overcommit_memory(sim, MM_OVERCOMMIT_NEVER), 0);
+	ck_assert_int_eq(mm_vm_committed_as_batch(sim), 1024);
+	ck_assert_int_eq(mm_compute_batch_for(2, 1024, MM_OVERCOMMIT_NEVER), 32);
+	ck_assert_int_eq(mm_vm_enough_memory(sim, 0, 400, false), 0);
+	ck_assert_int_eq(mm_vm_committed_local(sim, 0), 400);
+	ck_assert_int_eq(mm_vm_enough_memory(sim, 0, 100, true), 0);
+	ck_assert_int_eq(mm_vm_committed_local(sim, 0), 500);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	ck_assert_msg(vr.n == 0, "%u reports, first %s", vr.n, vr.first);
+	mm_sim_destroy(sim);
+	ck_assert_int_eq(mm_policy_knob_set("percpu-batch", 0), 0);
+}
+END_TEST
+
+/*
  * The full check skips the counters of a machine no counter op has run on
  * since the reset (pcc->touched). Each counter op kind marks it, whether
  * it acts or is skipped (an mm op on no live mm): after a program of that
@@ -868,6 +901,7 @@ static Suite *counters_suite(void)
 	tcase_add_test(tc, test_mm_ops_skip);
 	tcase_add_test(tc, test_overcommit_never);
 	tcase_add_test(tc, test_policy_switch_no_sync);
+	tcase_add_test(tc, test_never_bound_follows_the_batch_in_force);
 	tcase_add_loop_test(tc, test_counter_op_arms_full_check, 0, (int)ARRAY_SIZE(touching_ops));
 	tcase_add_test(tc, test_mmap_checks_committed);
 	tcase_add_test(tc, test_mmap_checks_rss);
