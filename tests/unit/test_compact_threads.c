@@ -242,16 +242,17 @@ END_TEST
 
 struct putbacks {
 	unsigned int n;
-	uint64_t old_pfn[8];
+	uint64_t old_pfn[8], new_pfn[8];
 };
 
 static void record_putback(void *arg, uint64_t old_pfn, uint64_t new_pfn)
 {
 	struct putbacks *p = arg;
 
-	(void)new_pfn;
-	if (p->n < 8)
+	if (p->n < 8) {
 		p->old_pfn[p->n] = old_pfn;
+		p->new_pfn[p->n] = new_pfn;
+	}
 	p->n++;
 }
 
@@ -288,6 +289,38 @@ START_TEST(test_enomem_puts_back_each_source_once)
 	ck_assert_uint_eq(pb.n, 3);
 	for (unsigned int i = 0; i < 3; i++)
 		ck_assert_uint_eq(pb.old_pfn[i], i);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * migrate_pages() with every source pinned (an extra reference: each
+ * fails to migrate, in every mode): under threads each goes back to the
+ * LRU where it was, once, and the run reports them all failed.
+ */
+START_TEST(test_busy_sources_go_back_where_they_were)
+{
+	struct vrec vr;
+	struct mm_sim *sim = threads_sim(&vr);
+	struct putbacks pb = {0};
+	struct mm_migrate_src src = {.putback = record_putback, .arg = &pb};
+	uint32_t isolated[4] = {0, 0, 0, 0xdead}, gen;
+
+	for (unsigned int i = 0; i < 3; i++) {
+		long long pfn = mm_alloc_pages(sim, 0, MM_GFP_HIGHUSER_MOVABLE, 0, 7, &gen);
+
+		ck_assert_int_ge(pfn, 0);
+		isolated[i] = (uint32_t)pfn;
+		pfn_to_page(sim, (uint64_t)pfn)->spare |= PAGE_MIGRATE_BUSY;
+	}
+	mm_set_migrate_src(sim, &src);
+	struct compact_control cc = pass(normal(sim));
+	list_three_sources(&cc, isolated);
+	ck_assert_int_eq(migrate_pages(&cc), 3);
+	ck_assert_uint_eq(pb.n, 3);
+	for (unsigned int i = 0; i < 3; i++)
+		ck_assert(pb.old_pfn[i] == isolated[i] && pb.new_pfn[i] == isolated[i]);
 	ck_assert_msg(vr.n == 0, "%s", vr.first);
 	mm_sim_destroy(sim);
 }
@@ -517,6 +550,7 @@ static Suite *compact_threads_suite(void)
 	tcase_add_test(tc, test_cached_pfn_when_quiet);
 	tcase_add_test(tc, test_defer_bounds_under_threads);
 	tcase_add_test(tc, test_enomem_puts_back_each_source_once);
+	tcase_add_test(tc, test_busy_sources_go_back_where_they_were);
 	tcase_add_test(tc, test_putback_returns_each_source_once);
 	tcase_add_test(tc, test_lru_asked_for_allocated_pages_only);
 	tcase_add_test(tc, test_thread_state_follows_its_machine);
