@@ -31,13 +31,13 @@ START_TEST(test_persistent_by_compound_head)
 	};
 	struct mm_config cfg;
 	struct mm_sim *sim;
-	uint32_t gen;
+	uint32_t gen, gen0;
 
 	cfg_tiny(&cfg, 1, 3, 2);
 	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
 	sim = sim_new_buddy_only(&cfg);
 	mm_set_current_cpu(0);
-	ck_assert_int_eq(mm_alloc_pages(sim, 3, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 0, &gen), 0);
+	ck_assert_int_eq(mm_alloc_pages(sim, 3, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 0, &gen0), 0);
 	ck_assert_int_eq(mm_alloc_pages(sim, 2, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 1, &gen), 8);
 	ck_assert_int_eq(mm_alloc_pages(sim, 1, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 2, &gen), 12);
 	for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
@@ -45,6 +45,13 @@ START_TEST(test_persistent_by_compound_head)
 			      "pageblock at pfn %llu: persistent %d, want %d",
 			      (unsigned long long)rows[i].pfn,
 			      _mm_pageblock_skip_persistent(sim, rows[i].pfn), rows[i].persistent);
+	/* a second order-3 block, away from pfn 0: its second pageblock finds its own head */
+	long long head = mm_alloc_pages(sim, 3, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 3, &gen);
+	ck_assert_int_ge(head, 16);
+	ck_assert(_mm_pageblock_skip_persistent(sim, (uint64_t)head + 4));
+	mm_free_pages(sim, 0, 3, 0, gen0); /* and with pfn 0 free */
+	ck_assert(!_mm_pageblock_skip_persistent(sim, 4));
+	ck_assert(_mm_pageblock_skip_persistent(sim, (uint64_t)head + 4));
 	mm_sim_destroy(sim);
 }
 END_TEST
