@@ -203,6 +203,51 @@ START_TEST(test_flush_mt_fires)
 }
 END_TEST
 
+/*
+ * free_unref_page_commit() (6.10): after a flush at high, a zone marked
+ * ZONE_BELOW_HIGH is cleared of the mark once an order-0 watermark check
+ * at the high mark passes, whatever the higher orders hold. 256 Normal
+ * pages (marks 0), all taken, then the pfns 0 mod 4 freed to the buddy
+ * (no two are buddies) and the pfns 2 mod 4 freed through the pcp list
+ * until it flushes: no page the flush frees has a free buddy, so no free
+ * block of order 1 or more ever forms.
+ */
+START_TEST(test_flush_clears_below_high_at_order_0)
+{
+	struct vrec vr;
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *z;
+	uint32_t gen[256], g;
+	long long pfn;
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 256, 256);
+	sim = sim_new(&cfg);
+	sim_record(sim, &vr);
+	mm_set_current_cpu(0);
+	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
+	while ((pfn = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &g)) >= 0)
+		gen[pfn] = g;
+	for (uint64_t p = 0; p < 256; p += 4)
+		mm_free_pages(sim, p, 0, 1, gen[p]);
+	mm_zone_pcp_enable(sim, 0, ZONE_NORMAL);
+	atomic_fetch_or(&z->flags, ZONE_BELOW_HIGH);
+	unsigned long long drains = sim_stats(sim).pcp_drains_high;
+	for (uint64_t p = 2; p < 256 && sim_stats(sim).pcp_drains_high == drains; p += 4) {
+		ck_assert(atomic_load(&z->flags) & ZONE_BELOW_HIGH);
+		mm_free_pages(sim, p, 0, 1, gen[p]);
+	}
+	ck_assert_uint_eq(sim_stats(sim).pcp_drains_high, drains + 1);
+	for (unsigned int o = 1; o <= 3; o++)
+		ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free[o], 0);
+	ck_assert(!(atomic_load(&z->flags) & ZONE_BELOW_HIGH));
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *pcp_flush_suite(void)
 {
 	Suite *s = suite_create("pcp_flush");
@@ -214,6 +259,7 @@ static Suite *pcp_flush_suite(void)
 			    (int)ARRAY_SIZE(both));
 	tcase_add_loop_test(tc, test_flush_after_retype, 0, (int)ARRAY_SIZE(both));
 	tcase_add_test(tc, test_flush_mt_fires);
+	tcase_add_test(tc, test_flush_clears_below_high_at_order_0);
 	suite_add_tcase(s, tc);
 	return s;
 }
