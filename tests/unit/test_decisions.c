@@ -521,6 +521,11 @@ START_TEST(test_pgdat_balanced_table)
 }
 END_TEST
 
+/*
+ * kswapd_try_to_sleep(): an awake kswapd sleeps when hopeless or balanced,
+ * forgetting its request. Awake with no zone asked (a wake whose request
+ * a sleep cleared before the wake set awake) judges every zone.
+ */
 START_TEST(test_kswapd_sleep_table)
 {
 	struct mm_sim *sim = kswapd_sim();
@@ -529,28 +534,32 @@ START_TEST(test_kswapd_sleep_table)
 	mm_set_current_cpu(0);
 	for (int awake = 0; awake < 2; awake++)
 		for (int hopeless = 0; hopeless < 2; hopeless++)
-			for (int balanced = 0; balanced < 2; balanced++) {
-				set_balanced(sim, balanced);
-				struct kswapd_state before = {
-					.awake = awake,
-					.pressure = awake,
-					.order = 2,
-					.highest_zoneidx = ZONE_NORMAL,
-					.failures = hopeless ? 16 : 0,
-				};
-				*k = before;
-				bool sleeps = awake && (hopeless || balanced);
-				ck_assert_int_eq(_mm_kswapd_try_to_sleep(sim, 0), sleeps ? 0 : 1);
-				if (sleeps) {
-					ck_assert(!k->awake && !k->pressure);
-					ck_assert_uint_eq(k->order, 0);
-					ck_assert_int_eq(k->highest_zoneidx, ZONEIDX_UNSET);
-				} else {
-					ck_assert(k->awake == before.awake &&
-						  k->order == before.order &&
-						  k->highest_zoneidx == before.highest_zoneidx);
+			for (int balanced = 0; balanced < 2; balanced++)
+				for (int kzone = ZONE_NORMAL; kzone <= ZONEIDX_UNSET;
+				     kzone += ZONEIDX_UNSET - ZONE_NORMAL) {
+					set_balanced(sim, balanced);
+					struct kswapd_state before = {
+						.awake = awake,
+						.pressure = awake,
+						.order = 2,
+						.highest_zoneidx = kzone,
+						.failures = hopeless ? 16 : 0,
+					};
+					*k = before;
+					bool sleeps = awake && (hopeless || balanced);
+					ck_assert_int_eq(_mm_kswapd_try_to_sleep(sim, 0),
+							 sleeps ? 0 : 1);
+					if (sleeps) {
+						ck_assert(!k->awake && !k->pressure);
+						ck_assert_uint_eq(k->order, 0);
+						ck_assert_int_eq(k->highest_zoneidx, ZONEIDX_UNSET);
+					} else {
+						ck_assert(k->awake == before.awake &&
+							  k->order == before.order &&
+							  k->highest_zoneidx ==
+								  before.highest_zoneidx);
+					}
 				}
-			}
 	mm_sim_destroy(sim);
 }
 END_TEST
