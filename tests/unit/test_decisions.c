@@ -816,6 +816,21 @@ START_TEST(test_highatomic_cap)
 }
 END_TEST
 
+/* 16 pages in two 8-page pageblocks, no pcp; pageblock 0 taken whole (movable) */
+static struct mm_sim *claim_sim(void)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	uint32_t gen;
+
+	cfg_tiny(&cfg, 1, 3, 3);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 16, 16);
+	sim = sim_new_buddy_only(&cfg);
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_alloc_pages(sim, 3, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 1, &gen), 0);
+	return sim;
+}
+
 /*
  * steal_suitable_fallback() (6.10): a request that falls back into another
  * type's pageblock claims the whole block when its free pages plus the
@@ -841,18 +856,10 @@ START_TEST(test_steal_claim_table)
 
 	for (unsigned int p = 0; p < ARRAY_SIZE(pairs); p++)
 		for (unsigned int n = 1; n <= 7; n++) {
-			struct mm_config cfg;
+			struct mm_sim *sim = claim_sim();
 			uint32_t gen;
 
-			cfg_tiny(&cfg, 1, 3, 3);
-			cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 16, 16);
-			struct mm_sim *sim = sim_new_buddy_only(&cfg);
-
-			mm_set_current_cpu(0);
-			/* pageblock 0 taken whole, n owner pages from pageblock 1 (claiming it) */
-			ck_assert_int_eq(
-				mm_alloc_pages(sim, 3, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 1, &gen),
-				0);
+			/* n owner pages from pageblock 1 (claiming it) */
 			for (unsigned int i = 0; i < n; i++)
 				ck_assert_int_eq(
 					mm_alloc_pages(sim, 0, pairs[p].owner_gfp, 0, 2, &gen),
@@ -878,16 +885,9 @@ END_TEST
 START_TEST(test_steal_claim_counts_tail_pages)
 {
 	for (unsigned int n = 0; n <= 3; n++) {
-		struct mm_config cfg;
+		struct mm_sim *sim = claim_sim();
 		uint32_t gen;
 
-		cfg_tiny(&cfg, 1, 3, 3);
-		cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 16, 16);
-		struct mm_sim *sim = sim_new_buddy_only(&cfg);
-
-		mm_set_current_cpu(0);
-		ck_assert_int_eq(mm_alloc_pages(sim, 3, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 1, &gen),
-				 0);
 		ck_assert_int_eq(mm_alloc_pages(sim, 2, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 2, &gen),
 				 8);
 		for (unsigned int i = 0; i < n; i++)
