@@ -354,6 +354,35 @@ START_TEST(test_nofrag_prefers_lower_zone_to_fragmenting)
 }
 END_TEST
 
+/*
+ * The retry checks itself, in the allocation: as above, with DMA32's free
+ * counts of the orders a pageblock claim reads lost (a buddy accounting
+ * bug's state: the blocks stay listed, find_suitable_fallback() sees
+ * none), so the no-fallback pass fails while DMA32 still lists whole
+ * MOVABLE pageblocks. The allocation must report INV-NOFRAG-RETRY before
+ * any full check.
+ */
+START_TEST(test_nofrag_retry_checked_in_the_allocation)
+{
+	uint32_t gens[NPAGES], gen;
+	struct mm_sim *sim = fragmented_at(NPAGES, gens);
+	struct zone *dma32 = &sim->node_data[0]->node_zones[ZONE_DMA32];
+	unsigned long lost = 0;
+	struct vrec vr;
+
+	for (unsigned int o = sim->pageblock_order; o <= sim->max_order; o++) {
+		lost += dma32->free_area[o].nr_free;
+		dma32->free_area[o].nr_free = 0;
+	}
+	ck_assert_uint_gt(lost, 0);
+	sim_record(sim, &vr);
+	long long pfn = mm_alloc_pages(sim, 0, MM_GFP_KERNEL, -1, 1000, &gen);
+	ck_assert_int_ge(pfn, NPAGES); /* the retry's steal in Normal */
+	ck_assert_msg(vrec_has(&vr, "INV-NOFRAG-RETRY"), "%u reports, first %s", vr.n, vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* A free MOVABLE pageblock is a fallback the no-fallback pass may claim whole. */
 START_TEST(test_nofrag_retry_fires_on_pageblock_fallback)
 {
@@ -618,6 +647,7 @@ static Suite *boost_suite(void)
 	tcase_add_test(tc, test_nofrag_retry_fires);
 	tcase_add_test(tc, test_nofrag_prefers_lower_zone_to_fragmenting);
 	tcase_add_test(tc, test_nofrag_retry_fires_on_pageblock_fallback);
+	tcase_add_test(tc, test_nofrag_retry_checked_in_the_allocation);
 	tcase_add_test(tc, test_decay_pcp_high);
 	tcase_add_test(tc, test_decay_drains_one_page_above_high);
 	tcase_add_test(tc, test_vmstat_fold_decays);
