@@ -1360,7 +1360,7 @@ START_TEST(test_ops_skip_out_of_range)
 	read.vmstat.zone = MAX_NR_ZONES;
 	ck_assert_int_eq(mm_apply_op(sim, &read, NULL, 0, 0), 1);
 	ck_assert_int_eq(mm_apply_op(sim, &frac, NULL, 0, 0), 1);
-	/* the range ops naming the node past the last, the zone past the last */
+	/* the range ops naming the node past the last, the zone past the last, a bad start */
 	for (uint8_t kind = MM_OP_OFFLINE_PAGES; kind <= MM_OP_FREE_CONTIG; kind++) {
 		struct mm_op range = {
 			.kind = kind,
@@ -1368,6 +1368,10 @@ START_TEST(test_ops_skip_out_of_range)
 		ck_assert_int_eq(mm_apply_op(sim, &range, NULL, 0, 0), 1);
 		range.range.node = 0;
 		range.range.zone = MAX_NR_ZONES;
+		ck_assert_int_eq(mm_apply_op(sim, &range, NULL, 0, 0), 1);
+		/* and a range off the pageblock grid: an odd start */
+		range.range.zone = ZONE_NORMAL;
+		range.range.start = 1;
 		ck_assert_int_eq(mm_apply_op(sim, &range, NULL, 0, 0), 1);
 	}
 	ck_assert_int_eq(pcpinfo(sim, 0, ZONE_NORMAL, 0).high_min,
