@@ -290,6 +290,37 @@ START_TEST(test_hotplug_fold)
 END_TEST
 
 /*
+ * Every rss type, the first and the last included, through each public
+ * call that takes one: a map and an unmap of its own amount (under the
+ * batch: it stays in CPU 3's local), then the fold of CPU 3's death
+ * makes it the counter's count, which get_mm_counter() reads.
+ */
+START_TEST(test_rss_every_type)
+{
+	struct mm_sim *sim = counters_sim(4, NULL);
+
+	mm_set_current_cpu(3);
+	ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
+	for (int type = 0; type < NR_MM_COUNTERS; type++) {
+		ck_assert_int_eq(mm_mmap(sim, 0, 12 + (unsigned long)type, type, 0), 0);
+		ck_assert_int_eq(mm_munmap(sim, 0, 2, type), 0);
+		ck_assert_int_eq(mm_rss_sum(sim, 0, type), 10 + type);
+		ck_assert_int_eq(mm_rss_local(sim, 0, type, 3), 10 + type);
+		ck_assert_int_eq(mm_get_mm_counter(sim, 0, type), 0);
+	}
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_cpu_offline(sim, 3), 0);
+	for (int type = 0; type < NR_MM_COUNTERS; type++) {
+		ck_assert_int_eq(mm_get_mm_counter(sim, 0, type), 10 + type);
+		ck_assert_int_eq(mm_rss_local(sim, 0, type, 3), 0);
+	}
+	ck_assert_int_eq(mm_exit(sim, 0), 0);
+	ck_assert_uint_eq(mm_sim_violations(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * The full check reads a group of counters in one pass and only goes
  * counter by counter when the group fails: a bad local anywhere in the
  * group (past its bound, in the sum, on a dead CPU) must still be
@@ -885,6 +916,7 @@ static Suite *counters_suite(void)
 	tcase_add_test(tc, test_fold_boundary);
 	tcase_add_test(tc, test_compare);
 	tcase_add_test(tc, test_hotplug_fold);
+	tcase_add_test(tc, test_rss_every_type);
 	tcase_add_test(tc, test_counter_ops_sync);
 	tcase_add_test(tc, test_counter_out_of_range);
 	tcase_add_test(tc, test_sum_exact_catches_lost_fold);
