@@ -446,6 +446,55 @@ static struct mm_exec *run_text(const char *text, int variant, bool strict, stru
 	"zone 0 Normal start=0 spanned=1024 present=1024 managed=1024\n"
 
 /*
+ * shrink_node() walks the node's zones from the highest asked down to
+ * ZONE_DMA: with both zones low and the only reclaimable allocation (128
+ * pages) in DMA, kswapd's step finds nothing in Normal and reclaims it
+ * from DMA, the last zone of the walk.
+ */
+START_TEST(test_kswapd_reclaims_down_to_dma)
+{
+	static const char text[] =
+		"config nodes=1 cpus=4 max_order=10 pageblock_order=9 min_free_kbytes=0 "
+		"watermark_scale_factor=10 high_fraction=0\n"
+		"zone 0 DMA start=0 spanned=1024 present=1024 managed=1024\n"
+		"zone 0 Normal start=1024 spanned=1024 present=1024 managed=1024\n"
+		"cpu0 alloc a0 order=9 gfp=KERNEL\n"
+		"cpu0 alloc a1 order=8 gfp=KERNEL\n"
+		"cpu0 alloc a2 order=7 gfp=KERNEL\n"
+		"cpu0 alloc a3 order=5 gfp=KERNEL\n"
+		"cpu0 alloc a4 order=4 gfp=KERNEL\n"
+		"cpu0 alloc a5 order=4 gfp=KERNEL\n"
+		"cpu1 alloc a6 order=9 gfp=DMA|KERNEL\n"
+		"cpu1 alloc a7 order=8 gfp=DMA|KERNEL\n"
+		"cpu1 alloc a8 order=7 gfp=DMA|KERNEL|RECLAIMABLE\n"
+		"cpu1 alloc a9 order=5 gfp=DMA|KERNEL\n"
+		"cpu1 alloc a10 order=4 gfp=DMA|KERNEL\n"
+		"cpu1 alloc a11 order=4 gfp=DMA|KERNEL\n"
+		"cpu3 kswapd_wake node=0 zone=Normal order=0\n";
+	char step[sizeof(text) + 64];
+	struct vrec r;
+	struct mm_exec *ex = run_text(text, -1, false, &r);
+	struct mm_sim *sim = mm_exec_sim(ex);
+	long dma_free = zinfo(sim, 0, ZONE_DMA).nr_free_exact;
+
+	ck_assert_msg(r.n == 0, "%s", r.first);
+	ck_assert(mm_kswapd_awake(sim, 0, NULL));
+	ck_assert_uint_eq(sim_stats(sim).kswapd_reclaimed, 0);
+	mm_exec_destroy(ex);
+
+	snprintf(step, sizeof(step), "%scpu3 kswapd_step node=0\n", text);
+	ex = run_text(step, -1, false, &r);
+	sim = mm_exec_sim(ex);
+	ck_assert_msg(r.n == 0, "%s", r.first);
+	ck_assert_uint_eq(sim_stats(sim).kswapd_reclaimed, 128);
+	ck_assert_int_ge(zinfo(sim, 0, ZONE_DMA).nr_free_exact +
+				 zinfo(sim, 0, ZONE_DMA).nr_pcp_pages,
+			 dma_free + 128);
+	mm_exec_destroy(ex);
+}
+END_TEST
+
+/*
  * The whole cycle, one prefix of the program at a time (each run from a
  * fresh machine): an allocation that fails low wakes kswapd with the
  * thresholds still normal; its first step applies the pressure ones and
@@ -599,6 +648,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("kswapd");
 	tcase_add_test(tc, test_kswapd_cycle);
+	tcase_add_test(tc, test_kswapd_reclaims_down_to_dma);
 	tcase_add_loop_test(tc, test_pressure_checked_under_threads, 0, 2);
 	tcase_add_test(tc, test_strict_watermarks_one_cpu);
 	suite_add_tcase(s, tc);
