@@ -1563,6 +1563,54 @@ END_TEST
  * freed; then block 8 is freed under buddy-no-merge-order3, which leaves
  * the two order-3 buddies apart: INV-BUDDY-MERGED must fire at pfn 0.
  */
+/*
+ * INV-BUDDY-ALIGN has three terms, each reported on its own: a head's
+ * order past max_order (pfn 0 as order 4, aligned and inside the 64-page
+ * zone), a head off its order's alignment (pfn 4 as order 3 after pfn 0's
+ * block is cut to order 2, ending inside the zone), and a block crossing
+ * the zone's end (pfn 56 as order 3, aligned, in a zone of 60 pages).
+ * fire_buddy_align's pfn 8 as order 4 breaks two at once. max_order 3,
+ * pageblocks of 4 pages.
+ */
+static const struct {
+	const char *name;
+	unsigned int spanned;
+	uint64_t pfn;
+	unsigned int order;
+	bool cut_pfn0; /* pfn 0's order-3 block cut to order 2, pfn 4 a head */
+} align_rows[] = {
+	{"past max_order", 64, 0, 4, false},
+	{"misaligned", 64, 4, 3, true},
+	{"crossing the zone end", 60, 56, 3, false},
+};
+
+START_TEST(test_buddy_align_each_term)
+{
+	struct mm_config cfg;
+	struct vfirst r = {.want = "INV-BUDDY-ALIGN"};
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, align_rows[_i].spanned, align_rows[_i].spanned);
+	struct mm_sim *sim = sim_new(&cfg);
+	struct page *page = pfn_to_page(sim, align_rows[_i].pfn);
+
+	ck_assert_int_eq(mm_check_full(sim), 0);
+	ck_assert_int_eq(pfn_to_page(sim, 0)->order, 3);
+	if (align_rows[_i].cut_pfn0) {
+		pfn_to_page(sim, 0)->order = 2;
+		page->state = PG_BUDDY;
+	}
+	ck_assert_int_eq(page->state, PG_BUDDY);
+	page->order = (uint8_t)align_rows[_i].order;
+	record(sim, &r);
+	mm_check_full(sim);
+	ck_assert_msg(r.seen, "%s: INV-BUDDY-ALIGN did not fire (%u others, first %s)",
+		      align_rows[_i].name, r.n, r.n ? r.first : "-");
+	ck_assert_int_eq(r.v.pfn, (long long)align_rows[_i].pfn);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 START_TEST(test_apart_mark_ends_with_the_free_block)
 {
 	struct mm_config cfg;
@@ -1691,6 +1739,7 @@ static Suite *fires_suite(void)
 	tcase_add_loop_test(tc, test_never_reserves, 0, (int)ARRAY_SIZE(never_rows));
 	tcase_add_loop_test(tc, test_full_check_counts_reports, 0, (int)ARRAY_SIZE(count_rows));
 	tcase_add_test(tc, test_full_check_counts_hole_zone);
+	tcase_add_loop_test(tc, test_buddy_align_each_term, 0, (int)ARRAY_SIZE(align_rows));
 	tcase_add_test(tc, test_apart_mark_ends_with_the_free_block);
 	tcase_add_loop_test(tc, test_pressure_recheck_needs_admission, 0,
 			    (int)ARRAY_SIZE(recheck_rows));
