@@ -36,6 +36,31 @@ START_TEST(test_thread_state_covers_partial_last_block)
 }
 END_TEST
 
+/*
+ * mm_set_migrate_src(NULL) unsets the run's LRU: a thread then does not
+ * compact (mmcore.h), as before any was set. The same zone that a pass
+ * completes with the source set is passed over once it is unset: no pass
+ * runs and no stat moves.
+ */
+START_TEST(test_unset_source_stops_threaded_compaction)
+{
+	struct vrec vr;
+	struct taken_zone t = taken_zone(2, 1024, 2, false, &vr);
+	struct mm_compact_stats before, after;
+
+	mm_set_migrate_src(t.sim, &lru_refusing);
+	mm_set_migrate_src(t.sim, NULL);
+	mm_sim_compact_stats(t.sim, &before);
+	int rc = mm_compact_zone(t.sim, 0, ZONE_NORMAL, 5, MM_COMPACT_PRIO_SYNC_FULL,
+				 MM_MIGRATE_SYNC, MIGRATE_MOVABLE);
+	mm_sim_compact_stats(t.sim, &after);
+	ck_assert_msg(rc != MM_COMPACT_COMPLETE, "%s", mm_compact_result_name(rc));
+	ck_assert_uint_eq(after.compact_passes, before.compact_passes);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	taken_zone_destroy(&t);
+}
+END_TEST
+
 static Suite *compact_thread_state_suite(void)
 {
 	Suite *s = suite_create("compact_thread_state");
@@ -43,6 +68,7 @@ static Suite *compact_thread_state_suite(void)
 
 	tcase_add_loop_test(tc, test_thread_state_covers_partial_last_block, 0,
 			    (int)ARRAY_SIZE(zone_pages));
+	tcase_add_test(tc, test_unset_source_stops_threaded_compaction);
 	suite_add_tcase(s, tc);
 	return s;
 }
