@@ -440,6 +440,26 @@ static struct mm_exec *run_text(const char *text, int variant, bool strict, stru
 	return ex;
 }
 
+/*
+ * min_exact_free, the lowest exact NR_FREE_PAGES since boot, is noted after
+ * each allocation from the buddy: the pcp refill's and rmqueue_buddy()'s.
+ * An order-4 allocation (above PAGE_ALLOC_COSTLY_ORDER: no pcp list) from
+ * a zone of 1024 free pages leaves 1008, the new lowest.
+ */
+START_TEST(test_min_exact_free_after_buddy_alloc)
+{
+	struct mm_sim *sim = normal_machine(2, 1024, 0);
+	uint32_t gen;
+
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).min_exact_free, 1024);
+	ck_assert_int_ge(mm_alloc_pages(sim, 4, MM_GFP_KERNEL, -1, 1, &gen), 0);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 1008);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).min_exact_free, 1008);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 #define DRIFT_MACHINE                                                                              \
 	"config nodes=1 cpus=4 max_order=10 pageblock_order=9 min_free_kbytes=0 "                  \
 	"watermark_scale_factor=10 high_fraction=0\n"                                              \
@@ -649,6 +669,7 @@ int main(void)
 	tc = tcase_create("kswapd");
 	tcase_add_test(tc, test_kswapd_cycle);
 	tcase_add_test(tc, test_kswapd_reclaims_down_to_dma);
+	tcase_add_test(tc, test_min_exact_free_after_buddy_alloc);
 	tcase_add_loop_test(tc, test_pressure_checked_under_threads, 0, 2);
 	tcase_add_test(tc, test_strict_watermarks_one_cpu);
 	suite_add_tcase(s, tc);
