@@ -346,6 +346,19 @@ END_TEST
  * fast_find_migrateblock(): the search window
  * ---------------------------------------------------------------------- */
 
+/* A fill where memory is left takes the blocks it asks for, no more. */
+START_TEST(test_fill_takes_what_it_asks)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+
+	fill(sim, 0, 10, 0, 0);
+	ck_assert_uint_eq(mm_fill_live(sim), 10);
+	fill(sim, 2, 3, 0, 0);
+	ck_assert_uint_eq(mm_fill_live(sim), 13);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* Order-3 movable blocks over the whole zone; the ones at free_pfns freed. */
 static struct mm_sim *order3_zone(const uint64_t *free_pfns, unsigned int n, const char *variant)
 {
@@ -1132,6 +1145,7 @@ static Suite *compaction_suite(void)
 	Suite *s = suite_create("compaction");
 	TCase *tc = tcase_create("skip-bits");
 
+	tcase_add_test(tc, test_fill_takes_what_it_asks);
 	tcase_add_test(tc, test_skip_bit_set_test_clear);
 	tcase_add_test(tc, test_skip_test_pfn_policies);
 	tcase_add_test(tc, test_lru_skip_policies);
