@@ -531,6 +531,18 @@ void _mm_derived_check_kswapd_wakes(struct mm_sim *sim, struct zone **zonelist, 
 }
 
 /*
+ * The most a zone of `managed` pages can hold reserved: the cap
+ * (managed / 100 + a pageblock) is tested before each reservation of one
+ * more pageblock, so at most the cap rounded up to whole pageblocks.
+ */
+static unsigned long highatomic_most(unsigned long managed, unsigned long nr_pb)
+{
+	unsigned long cap = managed / 100 + nr_pb;
+
+	return (cap + nr_pb - 1) / nr_pb * nr_pb;
+}
+
+/*
  * INV-DERIVED-HIGHATOMIC: nr_reserved_highatomic is a pageblock's pages per
  * HIGHATOMIC pageblock of the zone, and no more than the cap
  * reserve_highatomic_pageblock() tests before each reservation
@@ -541,13 +553,6 @@ void _mm_derived_check_kswapd_wakes(struct mm_sim *sim, struct zone **zonelist, 
  * that window, reported only in strict mode (INV-DERIVED-STALE).
  * O(pageblocks).
  */
-static unsigned long highatomic_most(unsigned long managed, unsigned long nr_pb)
-{
-	unsigned long cap = managed / 100 + nr_pb;
-
-	return (cap + nr_pb - 1) / nr_pb * nr_pb;
-}
-
 MM_SCAN static unsigned long check_highatomic(struct mm_sim *sim)
 {
 	unsigned long bad = 0, nr_pb = 1UL << sim->pageblock_order;
@@ -562,8 +567,6 @@ MM_SCAN static unsigned long check_highatomic(struct mm_sim *sim)
 			    (READ_ONCE(sim->pageblock_flags[pfn >> sim->pageblock_order]) &
 			     PB_MIGRATETYPE_MASK) == MIGRATE_HIGHATOMIC)
 				blocks++;
-		/* reserved while below the cap, a pageblock at a time: at most the cap rounded up
-		 */
 		unsigned long shape = (unsigned long)sim->cfg.zones[z->node][z->type].managed;
 		unsigned long most = highatomic_most(shape, nr_pb);
 		if (z->nr_reserved_highatomic != blocks * nr_pb ||
@@ -574,15 +577,15 @@ MM_SCAN static unsigned long check_highatomic(struct mm_sim *sim)
 				"%lu for the zone's %lu pages)",
 				blocks, most, shape);
 			bad++;
-		} else if (sim->strict_watermarks &&
-			   z->nr_reserved_highatomic >
-				   highatomic_most(zone_managed_pages(z), nr_pb)) {
-			zreport(z, "INV-DERIVED-STALE", -1,
-				highatomic_most(zone_managed_pages(z), nr_pb),
-				z->nr_reserved_highatomic,
+			continue;
+		}
+		if (!sim->strict_watermarks)
+			continue;
+		unsigned long today = highatomic_most(zone_managed_pages(z), nr_pb);
+		if (z->nr_reserved_highatomic > today) {
+			zreport(z, "INV-DERIVED-STALE", -1, today, z->nr_reserved_highatomic,
 				"nr_reserved_highatomic above the cap of the %lu pages managed "
-				"now: "
-				"reserved before they went offline (the kernel allows this)",
+				"now: reserved before some went offline (the kernel allows this)",
 				zone_managed_pages(z));
 			bad++;
 		}
