@@ -1555,15 +1555,6 @@ START_TEST(test_full_check_counts_hole_zone)
 END_TEST
 
 /*
- * INV-BUDDY-MERGED spares a pair of free pageblock buddies one of which an
- * unreserve left apart (PB_APART): the kernel merges them at a later free.
- * The mark must end when its block leaves the free lists, or a later
- * unmerged pair there goes unreported. Pageblocks of 8 pages, max_order
- * 4: block 0 is freed, marked apart, allocated again (the mark ends) and
- * freed; then block 8 is freed under buddy-no-merge-order3, which leaves
- * the two order-3 buddies apart: INV-BUDDY-MERGED must fire at pfn 0.
- */
-/*
  * INV-BUDDY-ALIGN has three terms, each reported on its own: a head's
  * order past max_order (pfn 0 as order 4, aligned and inside the 64-page
  * zone), a head off its order's alignment (pfn 4 as order 3 after pfn 0's
@@ -1611,6 +1602,15 @@ START_TEST(test_buddy_align_each_term)
 }
 END_TEST
 
+/*
+ * INV-BUDDY-MERGED spares a pair of free pageblock buddies one of which an
+ * unreserve left apart (PB_APART): the kernel merges them at a later free.
+ * The mark must end when its block leaves the free lists, or a later
+ * unmerged pair there goes unreported. Pageblocks of 8 pages, max_order
+ * 4: block 0 is freed, marked apart, allocated again (the mark ends) and
+ * freed; then block 8 is freed under buddy-no-merge-order3, which leaves
+ * the two order-3 buddies apart: INV-BUDDY-MERGED must fire at pfn 0.
+ */
 START_TEST(test_apart_mark_ends_with_the_free_block)
 {
 	struct mm_config cfg;
