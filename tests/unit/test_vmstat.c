@@ -421,25 +421,6 @@ START_TEST(test_safe_snapshots_below_mark)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------
- * kswapd, through the op language
- * ---------------------------------------------------------------------- */
-
-static struct mm_exec *run_text(const char *text, int variant, bool strict, struct vrec *r)
-{
-	struct mm_exec *ex = mm_exec_create();
-	struct mm_exec_opts o;
-	long failed;
-
-	ck_assert_ptr_nonnull(ex);
-	mm_exec_opts_default(&o);
-	o.variant = variant;
-	o.strict_watermarks = strict;
-	o.stop_on_violation = false;
-	ck_assert_int_ge(exec_text(ex, text, &o, r, &failed), 0);
-	return ex;
-}
-
 /*
  * min_exact_free, the lowest exact NR_FREE_PAGES since boot, is noted after
  * each allocation from the buddy: the pcp refill's and rmqueue_buddy()'s.
@@ -459,6 +440,25 @@ START_TEST(test_min_exact_free_after_buddy_alloc)
 	mm_sim_destroy(sim);
 }
 END_TEST
+
+/* ------------------------------------------------------------------------
+ * kswapd, through the op language
+ * ---------------------------------------------------------------------- */
+
+static struct mm_exec *run_text(const char *text, int variant, bool strict, struct vrec *r)
+{
+	struct mm_exec *ex = mm_exec_create();
+	struct mm_exec_opts o;
+	long failed;
+
+	ck_assert_ptr_nonnull(ex);
+	mm_exec_opts_default(&o);
+	o.variant = variant;
+	o.strict_watermarks = strict;
+	o.stop_on_violation = false;
+	ck_assert_int_ge(exec_text(ex, text, &o, r, &failed), 0);
+	return ex;
+}
 
 #define DRIFT_MACHINE                                                                              \
 	"config nodes=1 cpus=4 max_order=10 pageblock_order=9 min_free_kbytes=0 "                  \
@@ -665,11 +665,11 @@ int main(void)
 	tcase_add_test(tc, test_fold_on_cpu_dead);
 	tcase_add_test(tc, test_stat_refresh_folds_every_cpu);
 	tcase_add_test(tc, test_safe_snapshots_below_mark);
+	tcase_add_test(tc, test_min_exact_free_after_buddy_alloc);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("kswapd");
 	tcase_add_test(tc, test_kswapd_cycle);
 	tcase_add_test(tc, test_kswapd_reclaims_down_to_dma);
-	tcase_add_test(tc, test_min_exact_free_after_buddy_alloc);
 	tcase_add_loop_test(tc, test_pressure_checked_under_threads, 0, 2);
 	tcase_add_test(tc, test_strict_watermarks_one_cpu);
 	suite_add_tcase(s, tc);
