@@ -484,7 +484,9 @@ void putback_pageblock_buddy(struct zone *zone, uint64_t start)
  * models __isolate_free_page(): compaction takes a free block off the lists
  * if the zone stays above its min mark. A block of half a pageblock or more
  * turns its pageblocks MOVABLE, as the block is about to hold movable
- * pages. The caller makes the pages its own. Returns the pages taken.
+ * pages. The kernel moves every mergeable block, a MOVABLE one too: its
+ * other free pages go to the tails of their lists. The caller makes the
+ * pages its own. Returns the pages taken.
  */
 unsigned long __isolate_free_page(struct zone *zone, uint64_t pfn, unsigned int order)
 {
@@ -503,8 +505,8 @@ unsigned long __isolate_free_page(struct zone *zone, uint64_t pfn, unsigned int 
 		uint64_t step = UINT64_C(1) << sim->pageblock_order;
 		for (uint64_t p = pageblock_start_pfn(sim, pfn); p < pfn + nr; p += step) {
 			int bmt = get_pfnblock_migratetype(sim, p);
-			if (!migratetype_is_mergeable(bmt) || bmt == MIGRATE_MOVABLE ||
-			    !zone_spans_pfn(zone, p) || !zone_spans_pfn(zone, p + step - 1))
+			if (!migratetype_is_mergeable(bmt) || !zone_spans_pfn(zone, p) ||
+			    !zone_spans_pfn(zone, p + step - 1))
 				continue;
 			__move_freepages_block(zone, p, bmt, MIGRATE_MOVABLE);
 			set_pageblock_migratetype(sim, p, MIGRATE_MOVABLE);

@@ -71,12 +71,53 @@ START_TEST(test_isolate_free_page_retypes_the_block_only)
 }
 END_TEST
 
+/*
+ * A MOVABLE pageblock is moved too (move_freepages_block() from MOVABLE to
+ * MOVABLE): its other free pages go to the tails of their lists, so the
+ * next allocation of their order takes a block listed behind them. All of
+ * [0, 128) is taken at order 5, then [72, 76), [8, 12) and [0, 8) are
+ * freed in that order: [8, 12) heads the order-2 MOVABLE list, [72, 76)
+ * behind it. Isolating [0, 8) (order 3, half a pageblock) moves [8, 12)
+ * behind [72, 76).
+ */
+START_TEST(test_isolate_free_page_moves_a_movable_block_to_the_tails)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *z;
+
+	cfg_tiny(&cfg, 1, PB_ORDER + 1, PB_ORDER);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, NR_PB << PB_ORDER, NR_PB << PB_ORDER);
+	sim = sim_new_buddy_only(&cfg);
+	sim->serial = true;
+	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	for (int w = 0; w < NR_WMARK; w++)
+		z->_watermark[w] = 0; /* the min mark gate is not under test */
+	z->watermark_boost = 0;
+
+	zone_lock(z);
+	for (unsigned int i = 0; i < NR_PB / 2; i++)
+		take_block(z, PB_ORDER + 1, MIGRATE_MOVABLE);
+	free_block(z, 72, 2, MIGRATE_MOVABLE);
+	free_block(z, 8, 2, MIGRATE_MOVABLE);
+	free_block(z, 0, 3, MIGRATE_MOVABLE);
+	ck_assert_int_eq(get_pfnblock_migratetype(sim, 0), MIGRATE_MOVABLE);
+	ck_assert_uint_eq(__isolate_free_page(z, 0, 3), 8);
+	ck_assert_int_eq(get_pfnblock_migratetype(sim, 0), MIGRATE_MOVABLE);
+	ck_assert_uint_eq(take_block(z, 2, MIGRATE_MOVABLE), 72);
+	ck_assert_uint_eq(take_block(z, 2, MIGRATE_MOVABLE), 8);
+	zone_unlock(z);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *isolate_free_page_suite(void)
 {
 	Suite *s = suite_create("isolate_free_page");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_isolate_free_page_retypes_the_block_only);
+	tcase_add_test(tc, test_isolate_free_page_moves_a_movable_block_to_the_tails);
 	suite_add_tcase(s, tc);
 	return s;
 }
