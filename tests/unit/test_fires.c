@@ -1107,6 +1107,12 @@ START_TEST(test_names_out_of_range)
 	ck_assert_str_eq(mm_compact_result_name(MM_COMPACT_SUCCESS + 1), "?");
 	ck_assert_str_ne(mm_compact_result_name(MM_COMPACT_SUCCESS), "?");
 	ck_assert_str_eq(mm_compact_result_name(MM_COMPACT_NOT_SUITABLE_ZONE), "not_suitable_zone");
+	/* a corrupted descriptor's state, named in its INV-PAGE-STATE report */
+	ck_assert_str_eq(_mm_page_state_name(-1), "?");
+	ck_assert_str_eq(_mm_page_state_name(NR_PAGE_STATES), "?");
+	ck_assert_str_eq(_mm_page_state_name(0xff), "?");
+	ck_assert_str_eq(_mm_page_state_name(PG_NOZONE), "nozone");
+	ck_assert_str_eq(_mm_page_state_name(NR_PAGE_STATES - 1), "uninit");
 }
 END_TEST
 
