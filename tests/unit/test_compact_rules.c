@@ -113,6 +113,48 @@ START_TEST(test_reset_isolation_suitable)
 END_TEST
 
 /*
+ * The tie: reset_migrate == reset_free also leaves no distance. A zone
+ * (max_order 2) with every page free has no source (reset_migrate stays 63) and its top
+ * block is a target at the walk's first free_pfn, 63; a zone with every
+ * page a movable LRU page has its source at pfn 0 and no target
+ * (reset_free stays 0). Both end with the scanners at the walk's end,
+ * migrate 32 and free 31, whatever the cached pfns held.
+ */
+START_TEST(test_reset_tie_leaves_no_distance)
+{
+	for (int full = 0; full <= 1; full++) {
+		/* max_order 2: every pageblock starts with a free block's head */
+		struct mm_sim *sim = zone64(2, 2);
+		struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+		struct mm_op fill = {
+			.kind = MM_OP_FILL,
+			.fill = {.node = -1, .zone = ZONE_NORMAL, .order = 0, .pages = 64}};
+
+		if (full) {
+			ck_assert_int_eq(mm_apply_op(sim, &fill, NULL, 0, 0), 0);
+			ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 0);
+		}
+		z->compact_cached_migrate_pfn[0] = 36;
+		z->compact_cached_migrate_pfn[1] = 40;
+		z->compact_cached_free_pfn = 44;
+		z->compact_blockskip_flush = true;
+		mm_reset_isolation_suitable(sim, 0);
+		ck_assert_msg(z->compact_cached_migrate_pfn[0] == 32 &&
+				      z->compact_cached_migrate_pfn[1] == 32 &&
+				      z->compact_cached_free_pfn == 31,
+			      "%s zone: cached migrate %llu/%llu free %llu, want 32/32 31",
+			      full ? "full" : "empty",
+			      (unsigned long long)z->compact_cached_migrate_pfn[0],
+			      (unsigned long long)z->compact_cached_migrate_pfn[1],
+			      (unsigned long long)z->compact_cached_free_pfn);
+		ck_assert_uint_eq(full ? z->compact_init_migrate_pfn : z->compact_init_free_pfn,
+				  full ? 0 : 63);
+		mm_sim_destroy(sim);
+	}
+}
+END_TEST
+
+/*
  * The fill pool's contract: free_pattern with every 1 frees every live
  * slot, the block at the zone's pfn 0 as well (a slot is free at pfn -1).
  */
@@ -223,6 +265,7 @@ static Suite *compact_rules_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_loop_test(tc, test_reset_isolation_suitable, 0, (int)ARRAY_SIZE(reset_rows));
+	tcase_add_test(tc, test_reset_tie_leaves_no_distance);
 	tcase_add_test(tc, test_free_pattern_frees_pfn0);
 	tcase_add_test(tc, test_sync_full_pass_whole_zone);
 	tcase_add_loop_test(tc, test_compaction_suitable_fragindex, 0,
