@@ -248,6 +248,97 @@ START_TEST(test_flush_clears_below_high_at_order_0)
 }
 END_TEST
 
+/*
+ * drain_pages_zone() passes pindex 0 to free_pcppages_bulk(): the round
+ * robin frees list 0 (order-0 UNMOVABLE) before list 1 (order-0 MOVABLE).
+ * 256 Normal pages, all taken; pfn 0 freed to the pcp while its block is
+ * UNMOVABLE (list 0), pfn 2 once it is MOVABLE again (list 1). Neither has
+ * a free buddy, and the drain frees both as MOVABLE (the block's type now),
+ * each to the head of the order-0 MOVABLE list: the last freed, 2, heads it.
+ */
+START_TEST(test_drain_frees_list_0_first)
+{
+	struct vrec vr;
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *z;
+	uint32_t gen[256], g;
+	long long pfn;
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 256, 256);
+	sim = sim_new(&cfg);
+	sim_record(sim, &vr);
+	mm_set_current_cpu(0);
+	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
+	while ((pfn = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &g)) >= 0)
+		gen[pfn] = g;
+	mm_zone_pcp_enable(sim, 0, ZONE_NORMAL);
+	retype_block(sim, 0, MIGRATE_MOVABLE, MIGRATE_UNMOVABLE);
+	free_to_pcp(sim, 0, gen[0]);
+	retype_block(sim, 0, MIGRATE_UNMOVABLE, MIGRATE_MOVABLE);
+	free_to_pcp(sim, 2, gen[2]);
+	ck_assert_uint_eq(pcpinfo(sim, 0, ZONE_NORMAL, 0).count, 2);
+	ck_assert_uint_eq(z->per_cpu_pageset[0].head[0], 0);
+	ck_assert_uint_eq(z->per_cpu_pageset[0].head[1], 2);
+	mm_drain_local_pages(sim);
+	ck_assert_uint_eq(z->free_area[0].head[MIGRATE_MOVABLE], 2);
+	ck_assert_uint_eq(pfn_to_page(sim, 2)->lru.next, 0);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * decay_pcp_high() passes pindex 0 too: of the pages above its new high it
+ * frees list 0's first. The machine of the drain test above (batch 1,
+ * high_min 4, high_max 32), cpu 0's high at high_max: pfn 0 on list 0,
+ * then pfns 4, 8, ... on list 1 (no two buddies) up to 31 pages, one
+ * short of the flush. The decay lowers high to 32 - 32 / 8 = 28 and frees
+ * the 3 pages above it: pfn 0, then list 1's two oldest, 4 and 8.
+ */
+START_TEST(test_decay_frees_list_0_first)
+{
+	struct vrec vr;
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *z;
+	struct per_cpu_pages *pcp;
+	uint32_t gen[256], g;
+	long long pfn;
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 256, 256);
+	sim = sim_new(&cfg);
+	sim_record(sim, &vr);
+	mm_set_current_cpu(0);
+	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	pcp = &z->per_cpu_pageset[0];
+	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
+	while ((pfn = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &g)) >= 0)
+		gen[pfn] = g;
+	mm_zone_pcp_enable(sim, 0, ZONE_NORMAL);
+	pcp->high = pcp->high_max;
+	retype_block(sim, 0, MIGRATE_MOVABLE, MIGRATE_UNMOVABLE);
+	free_to_pcp(sim, 0, gen[0]);
+	retype_block(sim, 0, MIGRATE_UNMOVABLE, MIGRATE_MOVABLE);
+	for (uint64_t p = 4; p < 256 && pcp->count + 1 < pcp->high; p += 4)
+		free_to_pcp(sim, (long long)p, gen[p]);
+	ck_assert_int_eq(pcp->high, 32);
+	ck_assert_int_eq(pcp->count, 31);
+	decay_pcp_high(z, 0);
+	ck_assert_int_eq(pcp->high, 28);
+	ck_assert_int_eq(pcp->count, 28);
+	ck_assert_int_eq(pfn_to_page(sim, 0)->state, PG_BUDDY);
+	ck_assert_int_eq(pfn_to_page(sim, 4)->state, PG_BUDDY);
+	ck_assert_int_eq(pfn_to_page(sim, 8)->state, PG_BUDDY);
+	ck_assert_int_eq(pfn_to_page(sim, 12)->state, PG_PCP);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *pcp_flush_suite(void)
 {
 	Suite *s = suite_create("pcp_flush");
@@ -260,6 +351,8 @@ static Suite *pcp_flush_suite(void)
 	tcase_add_loop_test(tc, test_flush_after_retype, 0, (int)ARRAY_SIZE(both));
 	tcase_add_test(tc, test_flush_mt_fires);
 	tcase_add_test(tc, test_flush_clears_below_high_at_order_0);
+	tcase_add_test(tc, test_drain_frees_list_0_first);
+	tcase_add_test(tc, test_decay_frees_list_0_first);
 	suite_add_tcase(s, tc);
 	return s;
 }
