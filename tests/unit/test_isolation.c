@@ -425,6 +425,43 @@ START_TEST(test_merge_across_not_reported_as_leak)
 	ck_assert_msg(vr.n > 0 && !strcmp(vr.id[0], "INV-ISOLATE-MERGE"),
 		      "first report %s, want INV-ISOLATE-MERGE", vr.n ? vr.first : "-");
 	ck_assert_msg(!vrec_has(&vr, "INV-ISOLATE-LEAK"), "the merge reported as a leak");
+	/* the failed offline's undo, checked by the op itself */
+	ck_assert_msg(vrec_has(&vr, "INV-ISOLATE-UNDO"), "the undo's NR_FREE_PAGES unchecked");
+	mm_exec_destroy(ex);
+}
+END_TEST
+
+/*
+ * online_pages() under the same variant: block 1 of a 1024-page zone goes
+ * offline while block 0 is allocated, then block 0 is freed. Onlining
+ * block 1 frees it into the buddy as an isolated block, which the variant
+ * merges with free block 0 (listed by its head's type, MOVABLE) while its
+ * pages stay uncounted: the online op's own undo check is the first to
+ * report, NR_FREE_PAGES 512 where the checker counts 1024.
+ */
+START_TEST(test_online_undo_checked_by_the_op)
+{
+	struct mm_exec *ex = mm_exec_create();
+	struct mm_exec_opts o;
+	struct vrec vr;
+	long failed_op = -1;
+
+	ck_assert_ptr_nonnull(ex);
+	mm_exec_opts_default(&o);
+	o.variant = mm_variant_lookup("isolate-merge-across");
+	ck_assert_int_ge(o.variant, 0);
+	exec_text(ex,
+		  "config nodes=1 cpus=2 max_order=10 pageblock_order=9 min_free_kbytes=0 "
+		  "watermark_scale_factor=10 high_fraction=0\n"
+		  "zone 0 Normal start=0 spanned=1024 present=1024 managed=1024\n"
+		  "cpu0 alloc a0 order=9\n"
+		  "cpu0 offline_pages node=0 zone=Normal start=512 pages=512\n"
+		  "cpu0 free a0\n"
+		  "cpu0 online_pages node=0 zone=Normal start=512 pages=512\n",
+		  &o, &vr, &failed_op);
+	ck_assert_int_eq(failed_op, 3);
+	ck_assert_msg(vr.n > 0 && !strcmp(vr.id[0], "INV-ISOLATE-UNDO"),
+		      "first report %s, want INV-ISOLATE-UNDO", vr.n ? vr.first : "-");
 	mm_exec_destroy(ex);
 }
 END_TEST
@@ -560,6 +597,7 @@ static Suite *isolation_suite(void)
 	tcase_add_test(tc, test_free_contig_range_spares_others);
 	tcase_add_test(tc, test_merge_across_judged_after_undo);
 	tcase_add_test(tc, test_merge_across_not_reported_as_leak);
+	tcase_add_test(tc, test_online_undo_checked_by_the_op);
 	tcase_add_test(tc, test_undo_leftovers_reported);
 	tcase_add_test(tc, test_count_sees_listed_isolated_block);
 	tcase_add_test(tc, test_range_skips);
