@@ -278,6 +278,88 @@ START_TEST(test_refusal_judged_under_lock)
 }
 END_TEST
 
+/*
+ * The refusal check at its one-page margin, under the same variant. Block
+ * 0 taken in pieces (orders 8 down to 0), block 1 reserved as RESERVED
+ * does it, then all of block 1 freed but the ATOMIC pair (510 free
+ * highatomic pages) and of block 0 the order-6, order-4 and one order-0
+ * piece: 81 usable pages, 591 free. The variant's order-0 GFP_KERNEL
+ * request sees 591 - 512 = 79 <= low 80 and is refused with 81 usable
+ * pages, one above the mark: reported, expected 80, actual 81, serial and
+ * under the lock. Without the order-0 piece (80 usable) the refusal is
+ * right and nothing is reported.
+ */
+#define MARGIN                                                                                     \
+	"config nodes=1 cpus=2 max_order=10 pageblock_order=9 min_free_kbytes=0 "                  \
+	"watermark_scale_factor=10 high_fraction=0\n"                                              \
+	"zone 0 Normal start=0 spanned=1024 present=1024 managed=1024\n"                           \
+	"cpu0 pcp_disable node=0 zone=Normal\n"                                                    \
+	"cpu0 alloc a0 order=8 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"                        \
+	"cpu0 alloc a1 order=7 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"                        \
+	"cpu0 alloc a2 order=6 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"                        \
+	"cpu0 alloc a3 order=5 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"                        \
+	"cpu0 alloc a4 order=4 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"                        \
+	"cpu0 alloc a5 order=3 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"                        \
+	"cpu0 alloc a6 order=2 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"                        \
+	"cpu0 alloc a7 order=1 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"                        \
+	"cpu0 alloc a8 order=0 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"                        \
+	"cpu0 alloc a9 order=0 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"                        \
+	"cpu0 alloc a10 order=8 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"                       \
+	"cpu0 alloc a11 order=7 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"                       \
+	"cpu0 alloc a12 order=5 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"                       \
+	"cpu0 alloc a13 order=4 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"                       \
+	"cpu0 alloc a14 order=1 gfp=ATOMIC\n"                                                      \
+	"cpu0 free a10\ncpu0 free a11\ncpu0 free a12\ncpu0 free a13\n"                             \
+	"cpu0 free a2\ncpu0 free a4\n"
+
+static const struct {
+	bool last_page; /* the order-0 piece freed: 81 usable */
+	bool serial;
+	bool reported;
+} margin_rows[] = {
+	{true, true, true},
+	{true, false, true},
+	{false, true, false},
+	{false, false, false},
+};
+
+START_TEST(test_refusal_at_one_page_margin)
+{
+	struct mm_exec *ex = mm_exec_create();
+	struct mm_exec_opts o;
+	struct vrec vr;
+	long failed;
+	uint32_t gen;
+	long usable = margin_rows[_i].last_page ? 81 : 80;
+
+	mm_exec_opts_default(&o);
+	o.variant = mm_variant_lookup("highatomic-unusable-reserved");
+	ck_assert_int_ge(o.variant, 0);
+	ck_assert_int_eq(exec_text(ex,
+				   margin_rows[_i].last_page ? MARGIN
+					   "cpu0 free a8\ncpu0 vmstat_fold\n"
+							     : MARGIN "cpu0 vmstat_fold\n",
+				   &o, &vr, &failed),
+			 0);
+	struct mm_sim *sim = mm_exec_sim(ex);
+	struct zone *z = normal(sim);
+	ck_assert_uint_eq(z->nr_reserved_highatomic, 512);
+	ck_assert_int_eq(z->nr_free_highatomic, 510);
+	ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], 510 + usable);
+	sim->serial = margin_rows[_i].serial;
+	sim_record(sim, &vr);
+	mm_set_current_cpu(0);
+	ck_assert_int_ge(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, 15, &gen),
+			 0); /* at min, after the refusal at low */
+	ck_assert_msg(vrec_has(&vr, "INV-WMARK-HIGHATOMIC") == margin_rows[_i].reported,
+		      "%ld usable, %s: %u reports, first: %s", usable,
+		      margin_rows[_i].serial ? "serial" : "locked", vr.n, vr.first);
+	if (margin_rows[_i].reported)
+		ck_assert_msg(strstr(vr.first, "expected=80 actual=81"), "%s", vr.first);
+	mm_exec_destroy(ex);
+}
+END_TEST
+
 /* RESERVED, run clean; its machine records violations in vr from now on, as CPU 0. */
 static struct mm_sim *reserved_machine(struct mm_exec *ex, struct vrec *vr)
 {
@@ -439,6 +521,7 @@ static Suite *highatomic_suite(void)
 	tcase_add_test(tc, test_apart_without_unreserve_fires);
 	tcase_add_loop_test(tc, test_refusal_judged_under_lock, 0, (int)ARRAY_SIZE(locked_rows));
 	tcase_add_test(tc, test_refusal_raced_by_free_not_judged);
+	tcase_add_loop_test(tc, test_refusal_at_one_page_margin, 0, (int)ARRAY_SIZE(margin_rows));
 	tcase_add_loop_test(tc, test_unreserve_by_order, 0, 6);
 	tcase_add_test(tc, test_atomic_order0_admitted_past_the_boost);
 	suite_add_tcase(s, tc);
