@@ -466,6 +466,48 @@ START_TEST(test_online_undo_checked_by_the_op)
 }
 END_TEST
 
+/*
+ * A range op whose isolation stops partway undoes what it isolated, and
+ * checks that undo itself. Under the same variant: a 2048-page zone, an
+ * unmovable page at pfn 1024 (stolen while [0, 1024) was taken), then
+ * [512, 1536) offlined or allocated contiguously. Pageblock 1 isolates
+ * (the variant merges it back with free pageblock 0), pageblock 2 refuses,
+ * and the undo of [512, 1024) leaves NR_FREE_PAGES 512 short: both ops
+ * report INV-ISOLATE-UNDO first, from the undo.
+ */
+static const char *const partial_ops[] = {"offline_pages", "alloc_contig_range"};
+
+START_TEST(test_partial_isolation_undo_checked_by_the_op)
+{
+	struct mm_exec *ex = mm_exec_create();
+	struct mm_exec_opts o;
+	struct vrec vr;
+	long failed_op = -1;
+	char text[640];
+
+	ck_assert_ptr_nonnull(ex);
+	mm_exec_opts_default(&o);
+	o.variant = mm_variant_lookup("isolate-merge-across");
+	ck_assert_int_ge(o.variant, 0);
+	snprintf(text, sizeof(text),
+		 "config nodes=1 cpus=2 max_order=10 pageblock_order=9 min_free_kbytes=0 "
+		 "watermark_scale_factor=10 high_fraction=0\n"
+		 "zone 0 Normal start=0 spanned=2048 present=2048 managed=2048\n"
+		 "cpu0 pcp_disable node=0 zone=Normal\n"
+		 "cpu0 alloc a0 order=10 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		 "cpu0 alloc a1 order=0 gfp=KERNEL\n"
+		 "cpu0 free a0\n"
+		 "cpu0 %s node=0 zone=Normal start=512 pages=1024\n",
+		 partial_ops[_i]);
+	exec_text(ex, text, &o, &vr, &failed_op);
+	ck_assert_int_eq(failed_op, 4);
+	ck_assert_msg(vr.n > 0 && !strcmp(vr.id[0], "INV-ISOLATE-UNDO"),
+		      "%s: first report %s, want INV-ISOLATE-UNDO", partial_ops[_i],
+		      vr.n ? vr.first : "-");
+	mm_exec_destroy(ex);
+}
+END_TEST
+
 /* 32 pages in pageblocks of 4, pcp lists off, every page allocated but pfn 5 */
 static struct mm_sim *sim_free_pfn5(void)
 {
@@ -598,6 +640,8 @@ static Suite *isolation_suite(void)
 	tcase_add_test(tc, test_merge_across_judged_after_undo);
 	tcase_add_test(tc, test_merge_across_not_reported_as_leak);
 	tcase_add_test(tc, test_online_undo_checked_by_the_op);
+	tcase_add_loop_test(tc, test_partial_isolation_undo_checked_by_the_op, 0,
+			    (int)ARRAY_SIZE(partial_ops));
 	tcase_add_test(tc, test_undo_leftovers_reported);
 	tcase_add_test(tc, test_count_sees_listed_isolated_block);
 	tcase_add_test(tc, test_range_skips);
