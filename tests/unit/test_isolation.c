@@ -68,6 +68,31 @@ START_TEST(test_offline_online_free_block)
 }
 END_TEST
 
+/*
+ * online_pages_range() frees the onlined pageblock whole (the largest
+ * aligned chunks), so onlining block 3 merges exactly once: the undo puts
+ * it back beside its free buddy, block 2. Freed in smaller pieces, the
+ * pieces would merge with each other first.
+ */
+START_TEST(test_online_frees_the_block_whole)
+{
+	struct run r;
+	struct mm_sim *sim = run_text(&r, MACHINE "cpu0 offline_pages node=0 zone=Normal "
+						  "start=1536 pages=512\n");
+	struct mm_op online = {
+		.kind = MM_OP_ONLINE_PAGES,
+		.cpu = 1,
+		.range = {.start = 1536, .pages = 512, .node = 0, .zone = ZONE_NORMAL}};
+	unsigned long long merges = sim_stats(sim).merges;
+
+	ck_assert_msg(r.violations == 0, "%s", r.vr.first);
+	ck_assert_int_eq(mm_apply_op(sim, &online, NULL, 0, 0), 0);
+	ck_assert_uint_eq(sim_stats(sim).merges - merges, 1);
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free[10], 2);
+	mm_exec_destroy(r.ex);
+}
+END_TEST
+
 /* A movable allocation in the range moves out; its handle follows it, and its free is clean. */
 START_TEST(test_offline_migrates_movable)
 {
@@ -630,6 +655,7 @@ static Suite *isolation_suite(void)
 	TCase *tc = tcase_create("ops");
 
 	tcase_add_test(tc, test_offline_online_free_block);
+	tcase_add_test(tc, test_online_frees_the_block_whole);
 	tcase_add_test(tc, test_offline_migrates_movable);
 	tcase_add_test(tc, test_offline_migrates_block_at_range_end);
 	tcase_add_test(tc, test_offline_unmovable_fails_and_undoes);
