@@ -109,6 +109,33 @@ START_TEST(test_rows_cover_every_op_kind)
 }
 END_TEST
 
+/*
+ * mm_apply_op()'s contract: 0, or 1 for a skipped op, whoever built the
+ * op. The decoder and the parser keep vm.overcommit_memory to 0..2; a
+ * caller's op with 3 is refused by the sysctl (-1) and counts one skip,
+ * the policy unchanged. So does an op kind past the table.
+ */
+START_TEST(test_refused_op_counts_one_skip)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct mm_op op = {.kind = MM_OP_SET_OVERCOMMIT, .cpu = 0, .sysctl = {.value = 3}};
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 64);
+	sim = sim_new(&cfg);
+	ck_assert_int_eq(mm_overcommit_policy(sim), MM_OVERCOMMIT_GUESS);
+	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 1);
+	ck_assert_int_eq(mm_overcommit_policy(sim), MM_OVERCOMMIT_GUESS);
+	op.sysctl.value = MM_OVERCOMMIT_NEVER;
+	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 0);
+	ck_assert_int_eq(mm_overcommit_policy(sim), MM_OVERCOMMIT_NEVER);
+	op.kind = MM_NR_OP_KINDS;
+	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 1);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *ops_run_suite(void)
 {
 	Suite *s = suite_create("ops_run");
@@ -116,6 +143,7 @@ static Suite *ops_run_suite(void)
 
 	tcase_add_loop_test(tc, test_op_that_acts_is_not_skipped, 0, (int)ARRAY_SIZE(rows));
 	tcase_add_test(tc, test_rows_cover_every_op_kind);
+	tcase_add_test(tc, test_refused_op_counts_one_skip);
 	suite_add_tcase(s, tc);
 	return s;
 }
