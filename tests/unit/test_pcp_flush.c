@@ -204,6 +204,30 @@ START_TEST(test_flush_mt_fires)
 END_TEST
 
 /*
+ * One CPU, 256 Normal pages (batch 1, high 4 to 32), every page taken as
+ * an order-0 movable page with its pcp lists off, which the caller turns
+ * back on; gen[pfn] is each page's generation.
+ */
+static struct mm_sim *all_taken_256(struct vrec *vr, uint32_t gen[256])
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	uint32_t g;
+	long long pfn;
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 256, 256);
+	sim = sim_new(&cfg);
+	sim_record(sim, vr);
+	mm_set_current_cpu(0);
+	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
+	while ((pfn = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &g)) >= 0)
+		gen[pfn] = g;
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 0);
+	return sim;
+}
+
+/*
  * free_unref_page_commit() (6.10): after a flush at high, a zone marked
  * ZONE_BELOW_HIGH is cleared of the mark once an order-0 watermark check
  * at the high mark passes, whatever the higher orders hold. 256 Normal
@@ -215,21 +239,10 @@ END_TEST
 START_TEST(test_flush_clears_below_high_at_order_0)
 {
 	struct vrec vr;
-	struct mm_config cfg;
-	struct mm_sim *sim;
-	struct zone *z;
-	uint32_t gen[256], g;
-	long long pfn;
+	uint32_t gen[256];
+	struct mm_sim *sim = all_taken_256(&vr, gen);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 
-	cfg_tiny(&cfg, 1, 3, 2);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 256, 256);
-	sim = sim_new(&cfg);
-	sim_record(sim, &vr);
-	mm_set_current_cpu(0);
-	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
-	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
-	while ((pfn = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &g)) >= 0)
-		gen[pfn] = g;
 	for (uint64_t p = 0; p < 256; p += 4)
 		mm_free_pages(sim, p, 0, 1, gen[p]);
 	mm_zone_pcp_enable(sim, 0, ZONE_NORMAL);
@@ -259,21 +272,10 @@ END_TEST
 START_TEST(test_drain_frees_list_0_first)
 {
 	struct vrec vr;
-	struct mm_config cfg;
-	struct mm_sim *sim;
-	struct zone *z;
-	uint32_t gen[256], g;
-	long long pfn;
+	uint32_t gen[256];
+	struct mm_sim *sim = all_taken_256(&vr, gen);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 
-	cfg_tiny(&cfg, 1, 3, 2);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 256, 256);
-	sim = sim_new(&cfg);
-	sim_record(sim, &vr);
-	mm_set_current_cpu(0);
-	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
-	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
-	while ((pfn = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &g)) >= 0)
-		gen[pfn] = g;
 	mm_zone_pcp_enable(sim, 0, ZONE_NORMAL);
 	retype_block(sim, 0, MIGRATE_MOVABLE, MIGRATE_UNMOVABLE);
 	free_to_pcp(sim, 0, gen[0]);
@@ -301,23 +303,11 @@ END_TEST
 START_TEST(test_decay_frees_list_0_first)
 {
 	struct vrec vr;
-	struct mm_config cfg;
-	struct mm_sim *sim;
-	struct zone *z;
-	struct per_cpu_pages *pcp;
-	uint32_t gen[256], g;
-	long long pfn;
+	uint32_t gen[256];
+	struct mm_sim *sim = all_taken_256(&vr, gen);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	struct per_cpu_pages *pcp = &z->per_cpu_pageset[0];
 
-	cfg_tiny(&cfg, 1, 3, 2);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 256, 256);
-	sim = sim_new(&cfg);
-	sim_record(sim, &vr);
-	mm_set_current_cpu(0);
-	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
-	pcp = &z->per_cpu_pageset[0];
-	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
-	while ((pfn = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &g)) >= 0)
-		gen[pfn] = g;
 	mm_zone_pcp_enable(sim, 0, ZONE_NORMAL);
 	pcp->high = pcp->high_max;
 	retype_block(sim, 0, MIGRATE_MOVABLE, MIGRATE_UNMOVABLE);
