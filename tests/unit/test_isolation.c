@@ -422,6 +422,31 @@ START_TEST(test_merge_across_judged_after_undo)
 END_TEST
 
 /*
+ * ops run under isolate-merge-across on one node of 2 CPUs with a Normal
+ * zone of `pages` pages in pageblocks of 512 (max_order 10, marks 0):
+ * the reports in vr, the first failing op's index returned.
+ */
+static long run_merge_across(struct mm_exec *ex, unsigned int pages, const char *ops,
+			     struct vrec *vr)
+{
+	struct mm_exec_opts o;
+	long failed_op = -1;
+	char text[1024];
+
+	ck_assert_ptr_nonnull(ex);
+	mm_exec_opts_default(&o);
+	o.variant = mm_variant_lookup("isolate-merge-across");
+	ck_assert_int_ge(o.variant, 0);
+	snprintf(text, sizeof(text),
+		 "config nodes=1 cpus=2 max_order=10 pageblock_order=9 min_free_kbytes=0 "
+		 "watermark_scale_factor=10 high_fraction=0\n"
+		 "zone 0 Normal start=0 spanned=%u present=%u managed=%u\n%s",
+		 pages, pages, pages, ops);
+	exec_text(ex, text, &o, vr, &failed_op);
+	return failed_op;
+}
+
+/*
  * d9dddbf55667's merge (the isolate-merge-across variant): offlining the
  * first pageblock of a free order-10 block leaves its other half MOVABLE,
  * and the variant merges the two again. INV-ISOLATE-LEAK counts only the
@@ -433,20 +458,10 @@ END_TEST
 START_TEST(test_merge_across_not_reported_as_leak)
 {
 	struct mm_exec *ex = mm_exec_create();
-	struct mm_exec_opts o;
 	struct vrec vr;
-	long failed_op;
 
-	ck_assert_ptr_nonnull(ex);
-	mm_exec_opts_default(&o);
-	o.variant = mm_variant_lookup("isolate-merge-across");
-	ck_assert_int_ge(o.variant, 0);
-	exec_text(ex,
-		  "config nodes=1 cpus=2 max_order=10 pageblock_order=9 min_free_kbytes=0 "
-		  "watermark_scale_factor=10 high_fraction=0\n"
-		  "zone 0 Normal start=0 spanned=1024 present=1024 managed=1024\n"
-		  "cpu0 offline_pages node=0 zone=Normal start=0 pages=512\n",
-		  &o, &vr, &failed_op);
+	run_merge_across(ex, 1024, "cpu0 offline_pages node=0 zone=Normal start=0 pages=512\n",
+			 &vr);
 	ck_assert_msg(vr.n > 0 && !strcmp(vr.id[0], "INV-ISOLATE-MERGE"),
 		      "first report %s, want INV-ISOLATE-MERGE", vr.n ? vr.first : "-");
 	ck_assert_msg(!vrec_has(&vr, "INV-ISOLATE-LEAK"), "the merge reported as a leak");
@@ -467,24 +482,16 @@ END_TEST
 START_TEST(test_online_undo_checked_by_the_op)
 {
 	struct mm_exec *ex = mm_exec_create();
-	struct mm_exec_opts o;
 	struct vrec vr;
-	long failed_op = -1;
 
-	ck_assert_ptr_nonnull(ex);
-	mm_exec_opts_default(&o);
-	o.variant = mm_variant_lookup("isolate-merge-across");
-	ck_assert_int_ge(o.variant, 0);
-	exec_text(ex,
-		  "config nodes=1 cpus=2 max_order=10 pageblock_order=9 min_free_kbytes=0 "
-		  "watermark_scale_factor=10 high_fraction=0\n"
-		  "zone 0 Normal start=0 spanned=1024 present=1024 managed=1024\n"
-		  "cpu0 alloc a0 order=9\n"
-		  "cpu0 offline_pages node=0 zone=Normal start=512 pages=512\n"
-		  "cpu0 free a0\n"
-		  "cpu0 online_pages node=0 zone=Normal start=512 pages=512\n",
-		  &o, &vr, &failed_op);
-	ck_assert_int_eq(failed_op, 3);
+	ck_assert_int_eq(
+		run_merge_across(ex, 1024,
+				 "cpu0 alloc a0 order=9\n"
+				 "cpu0 offline_pages node=0 zone=Normal start=512 pages=512\n"
+				 "cpu0 free a0\n"
+				 "cpu0 online_pages node=0 zone=Normal start=512 pages=512\n",
+				 &vr),
+		3);
 	ck_assert_msg(vr.n > 0 && !strcmp(vr.id[0], "INV-ISOLATE-UNDO"),
 		      "first report %s, want INV-ISOLATE-UNDO", vr.n ? vr.first : "-");
 	mm_exec_destroy(ex);
@@ -505,27 +512,17 @@ static const char *const partial_ops[] = {"offline_pages", "alloc_contig_range"}
 START_TEST(test_partial_isolation_undo_checked_by_the_op)
 {
 	struct mm_exec *ex = mm_exec_create();
-	struct mm_exec_opts o;
 	struct vrec vr;
-	long failed_op = -1;
-	char text[640];
+	char ops[512];
 
-	ck_assert_ptr_nonnull(ex);
-	mm_exec_opts_default(&o);
-	o.variant = mm_variant_lookup("isolate-merge-across");
-	ck_assert_int_ge(o.variant, 0);
-	snprintf(text, sizeof(text),
-		 "config nodes=1 cpus=2 max_order=10 pageblock_order=9 min_free_kbytes=0 "
-		 "watermark_scale_factor=10 high_fraction=0\n"
-		 "zone 0 Normal start=0 spanned=2048 present=2048 managed=2048\n"
+	snprintf(ops, sizeof(ops),
 		 "cpu0 pcp_disable node=0 zone=Normal\n"
 		 "cpu0 alloc a0 order=10 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
 		 "cpu0 alloc a1 order=0 gfp=KERNEL\n"
 		 "cpu0 free a0\n"
 		 "cpu0 %s node=0 zone=Normal start=512 pages=1024\n",
 		 partial_ops[_i]);
-	exec_text(ex, text, &o, &vr, &failed_op);
-	ck_assert_int_eq(failed_op, 4);
+	ck_assert_int_eq(run_merge_across(ex, 2048, ops, &vr), 4);
 	ck_assert_msg(vr.n > 0 && !strcmp(vr.id[0], "INV-ISOLATE-UNDO"),
 		      "%s: first report %s, want INV-ISOLATE-UNDO", partial_ops[_i],
 		      vr.n ? vr.first : "-");

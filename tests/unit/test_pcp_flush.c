@@ -262,6 +262,18 @@ START_TEST(test_flush_clears_below_high_at_order_0)
 END_TEST
 
 /*
+ * The pcp lists back on, and pfn 0 freed to list 0 (order-0 UNMOVABLE)
+ * while its block is UNMOVABLE; the block is MOVABLE again after.
+ */
+static void pfn0_on_list_0(struct mm_sim *sim, const uint32_t gen[256])
+{
+	mm_zone_pcp_enable(sim, 0, ZONE_NORMAL);
+	retype_block(sim, 0, MIGRATE_MOVABLE, MIGRATE_UNMOVABLE);
+	free_to_pcp(sim, 0, gen[0]);
+	retype_block(sim, 0, MIGRATE_UNMOVABLE, MIGRATE_MOVABLE);
+}
+
+/*
  * drain_pages_zone() passes pindex 0 to free_pcppages_bulk(): the round
  * robin frees list 0 (order-0 UNMOVABLE) before list 1 (order-0 MOVABLE).
  * 256 Normal pages, all taken; pfn 0 freed to the pcp while its block is
@@ -276,10 +288,7 @@ START_TEST(test_drain_frees_list_0_first)
 	struct mm_sim *sim = all_taken_256(&vr, gen);
 	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 
-	mm_zone_pcp_enable(sim, 0, ZONE_NORMAL);
-	retype_block(sim, 0, MIGRATE_MOVABLE, MIGRATE_UNMOVABLE);
-	free_to_pcp(sim, 0, gen[0]);
-	retype_block(sim, 0, MIGRATE_UNMOVABLE, MIGRATE_MOVABLE);
+	pfn0_on_list_0(sim, gen);
 	free_to_pcp(sim, 2, gen[2]);
 	ck_assert_uint_eq(pcpinfo(sim, 0, ZONE_NORMAL, 0).count, 2);
 	ck_assert_uint_eq(z->per_cpu_pageset[0].head[0], 0);
@@ -308,11 +317,8 @@ START_TEST(test_decay_frees_list_0_first)
 	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 	struct per_cpu_pages *pcp = &z->per_cpu_pageset[0];
 
-	mm_zone_pcp_enable(sim, 0, ZONE_NORMAL);
+	pfn0_on_list_0(sim, gen);
 	pcp->high = pcp->high_max;
-	retype_block(sim, 0, MIGRATE_MOVABLE, MIGRATE_UNMOVABLE);
-	free_to_pcp(sim, 0, gen[0]);
-	retype_block(sim, 0, MIGRATE_UNMOVABLE, MIGRATE_MOVABLE);
 	for (uint64_t p = 4; p < 256 && pcp->count + 1 < pcp->high; p += 4)
 		free_to_pcp(sim, (long long)p, gen[p]);
 	ck_assert_int_eq(pcp->high, 32);
