@@ -639,14 +639,30 @@ END_TEST
  * The boundary low - min == online gives t = 1 and a kept promise.
  */
 /* The rule's rows for one machine of `online` CPUs (fls(online) given) and 1024 pages. */
-static void check_pressure_rows(struct mm_sim *sim, unsigned int online, long fls)
+/*
+ * A pressure threshold other than the kernel's, as a policy plugin may
+ * propose (docs/policy-lab.md): a quarter of the kernel's, at least 1.
+ * The drift mark still decides when it applies: at online * normal ==
+ * low - min the normal threshold keeps the promise and stays.
+ */
+static int quarter_pressure(const struct zone *zone)
+{
+	long q = ((long)zone->_watermark[WMARK_LOW] - (long)zone->_watermark[WMARK_MIN]) /
+		 (long)mm_num_online_cpus(zone->sim) / 4;
+
+	return q < 1 ? 1 : q > 125 ? 125 : (int)q;
+}
+
+static void check_pressure_rows(struct mm_sim *sim, unsigned int online, long fls, bool quarter)
 {
 	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 	long normal = 2 * fls * (1 + 0); /* fls(1024 >> 15) = 0, no cap reached */
 
 	sim->node_data[0]->kswapd.pressure = true;
+	if (quarter)
+		sim->policy.pressure_threshold = quarter_pressure;
 	for (long gap = 0; gap <= (long)online * normal + 2; gap++) {
-		long pressure = gap / (long)online;
+		long pressure = gap / (long)online / (quarter ? 4 : 1);
 		pressure = pressure < 1 ? 1 : pressure > 125 ? 125 : pressure;
 		long t = (long)online * normal > gap ? pressure : normal;
 		bool judged = (long)online * t <= gap;
@@ -680,7 +696,10 @@ START_TEST(test_pressure_in_force_table)
 	for (unsigned int c = 0; c < ARRAY_SIZE(pressure_cpus); c++) {
 		struct mm_sim *sim = one_zone_sim(pressure_cpus[c].online, 6, 5, 1024);
 
-		check_pressure_rows(sim, pressure_cpus[c].online, pressure_cpus[c].fls);
+		check_pressure_rows(sim, pressure_cpus[c].online, pressure_cpus[c].fls, false);
+		mm_sim_destroy(sim);
+		sim = one_zone_sim(pressure_cpus[c].online, 6, 5, 1024);
+		check_pressure_rows(sim, pressure_cpus[c].online, pressure_cpus[c].fls, true);
 		mm_sim_destroy(sim);
 	}
 }
@@ -710,7 +729,7 @@ START_TEST(test_pressure_in_force_after_a_larger_machine)
 		z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 		z->per_cpu_zonestats[online].stat_threshold = 126;
 		z->per_cpu_zonestats[online].update_threshold[NR_FREE_PAGES] = 126;
-		check_pressure_rows(sim, online, pressure_cpus[c].fls);
+		check_pressure_rows(sim, online, pressure_cpus[c].fls, false);
 	}
 	mm_sim_destroy(sim);
 }
