@@ -74,10 +74,18 @@ extern _Thread_local char mm_lock_self; /* its address names the thread */
 extern _Thread_local bool mm_locks_up;
 _Noreturn void mm_lock_violation(const char *what, const void *lock);
 
-/* The kernel's spinlock_t; a mutex keeps waiting threads off the CPU. */
+/*
+ * The kernel's spinlock_t; a mutex keeps waiting threads off the CPU.
+ * magic is CONFIG_DEBUG_SPINLOCK's: set by the init, cleared by the
+ * destroy, so spin_lock() knows memory that is no live lock (a lock
+ * never initialised, one destroyed, or an index one past a lock array).
+ */
+#define MM_SPINLOCK_MAGIC 0xdead4eadU
+
 typedef struct {
 	pthread_mutex_t m;
 	_Atomic(const void *) owner; /* &mm_lock_self of the holder, or NULL */
+	unsigned int magic;	     /* MM_SPINLOCK_MAGIC while initialised */
 } spinlock_t;
 
 /* A sleeping lock (struct mutex): the same thing with the same checks. */
@@ -94,6 +102,7 @@ static inline void spin_lock_init(spinlock_t *l)
 {
 	pthread_mutex_init(&l->m, NULL);
 	atomic_init(&l->owner, NULL);
+	l->magic = MM_SPINLOCK_MAGIC;
 	atomic_fetch_add_explicit(&mm_locks_live, 1, memory_order_relaxed);
 }
 
@@ -108,6 +117,7 @@ static inline void spin_lock_destroy(spinlock_t *l)
 	if (atomic_load_explicit(&l->owner, memory_order_relaxed))
 		mm_lock_violation("lock destroyed while held, or destroyed twice", l);
 	atomic_store_explicit(&l->owner, &destroyed, memory_order_relaxed);
+	l->magic = 0;
 	pthread_mutex_destroy(&l->m);
 	atomic_fetch_sub_explicit(&mm_locks_live, 1, memory_order_relaxed);
 }

@@ -67,8 +67,13 @@ void lockdep_machine_destroyed(void)
 	}
 }
 
+/* As debug_spin_lock_before()'s "bad magic": only a live lock is taken. */
 void spin_lock(spinlock_t *l)
 {
+	if (l->magic != MM_SPINLOCK_MAGIC)
+		mm_lock_violation("bad magic: no live lock here (never initialised, "
+				  "destroyed, or out of its array)",
+				  l);
 	if (!mm_locks_up)
 		pthread_mutex_lock(&l->m);
 	else if (atomic_load_explicit(&l->owner, memory_order_relaxed))

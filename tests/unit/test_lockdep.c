@@ -6,7 +6,7 @@
  * thread that runs a machine alone (mm_locks_up) keeps the ownership
  * checks without the mutex, and reports a lock taken twice. INV-LOCK-LEAK:
  * the last machine's teardown leaves as many locks alive as there were
- * before the first came up.
+ * before the first came up. Memory that is no live lock is not taken.
  */
 #include "common.h"
 #include "internal.h"
@@ -146,6 +146,23 @@ START_TEST(test_destroy_twice_aborts)
 }
 END_TEST
 
+/* Zeroed memory is no lock: lockdep's "bad magic". */
+START_TEST(test_lock_never_initialised_aborts)
+{
+	static spinlock_t never;
+
+	spin_lock(&never);
+}
+END_TEST
+
+START_TEST(test_lock_destroyed_aborts)
+{
+	spin_lock_init(&lk);
+	spin_lock_destroy(&lk);
+	spin_lock(&lk);
+}
+END_TEST
+
 START_TEST(test_destroy_held_aborts)
 {
 	spin_lock_init(&lk);
@@ -246,6 +263,8 @@ static Suite *lockdep_suite(void)
 	tcase_add_test_raise_signal(tc, test_hotplug_unlock_unheld_aborts, SIGABRT);
 	tcase_add_test_raise_signal(tc, test_destroy_twice_aborts, SIGABRT);
 	tcase_add_test_raise_signal(tc, test_destroy_held_aborts, SIGABRT);
+	tcase_add_test_raise_signal(tc, test_lock_never_initialised_aborts, SIGABRT);
+	tcase_add_test_raise_signal(tc, test_lock_destroyed_aborts, SIGABRT);
 	tcase_add_test(tc, test_up_balanced_leaves_the_mutex_alone);
 	tcase_add_test_raise_signal(tc, test_up_recursive_aborts, SIGABRT);
 	tcase_add_test_raise_signal(tc, test_up_unlock_unheld_aborts, SIGABRT);
