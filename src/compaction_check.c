@@ -191,6 +191,7 @@ void compact_check_free_visit(struct compact_control *cc, uint64_t pfn)
 	if (cs->scanned_by[b] & SCANNED_MIGRATE)
 		report_overlap(cc, pfn, "free");
 	cs->scanned_by[b] |= SCANNED_FREE;
+	_mm_oracle_free_visit(cc, pfn);
 }
 
 /*

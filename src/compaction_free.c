@@ -118,13 +118,21 @@ static unsigned long isolate_freepages_block(struct compact_control *cc, uint64_
 	return total_isolated;
 }
 
-/* models suitable_migration_target(): a MOVABLE block without a pageblock-sized free page */
+/*
+ * models suitable_migration_target() (6.9, 1883e8ac96dd): a MOVABLE block
+ * whose first page is no free page of the order compaction works for (a
+ * pageblock when it asks none): migrating into that page would split
+ * what the pass is trying to make.
+ */
 static bool suitable_migration_target(const struct compact_control *cc, uint64_t pfn)
 {
 	const struct mm_sim *sim = cc->zone->sim;
 	const struct page *page = &sim->mem_map[pfn];
+	unsigned int limit = cc->order > 0 && !sim->policy.compact_target_pageblock_order
+				     ? (unsigned int)cc->order
+				     : sim->pageblock_order;
 
-	if (READ_ONCE(page->state) == PG_BUDDY && READ_ONCE(page->order) >= sim->pageblock_order)
+	if (READ_ONCE(page->state) == PG_BUDDY && READ_ONCE(page->order) >= limit)
 		return false;
 	if (cc->ignore_block_suitable)
 		return true;

@@ -311,8 +311,9 @@ struct mm_policy {
 	bool rss_counters_one_by_one;  /* four percpu_counter_init per fork (pre-6.6) */
 
 	/* compaction skip bits (seed 001), src/pageblock.c and src/compaction.c */
-	bool compact_fast_find_marks_skip; /* 70b44595eafe: fast_find marks its block */
-	bool compact_no_finish_pageblock;  /* 7efc3b726103 era: no finish_pageblock rescans */
+	bool compact_fast_find_marks_skip;   /* 70b44595eafe: fast_find marks its block */
+	bool compact_no_finish_pageblock;    /* 7efc3b726103 era: no finish_pageblock rescans */
+	bool compact_target_pageblock_order; /* 1883e8ac96dd's fix undone */
 	/* Is the pfn where a pageblock's skip bit is tested and set (valid_page)? */
 	bool (*compact_skip_test_pfn)(const struct zone *zone, uint64_t pfn);
 	/* At the block's first LRU page: test-and-set the bit; true: abort the block. */
@@ -1136,6 +1137,8 @@ void compact_check_sources(struct compact_control *cc, const char *where, bool d
 void compact_check_defer(struct zone *zone);
 /* oracle_compact_free.c: after isolate_freepages()'s linear scan, from its before-image */
 void _mm_oracle_free_scan(struct compact_control *cc, uint64_t start_pfn, long isolated_before);
+/* oracle_compact_free.c: the linear scan enters a block (from compact_check_free_visit()) */
+void _mm_oracle_free_visit(struct compact_control *cc, uint64_t block_pfn);
 /* oracle_compact_free.c: before each free block a scanner isolates */
 void _mm_oracle_free_take(struct compact_control *cc, uint64_t pfn, unsigned int order);
 void compact_check_migrated(struct mm_sim *sim, uint64_t dst, long long handle_pfn, uint32_t owner,

@@ -7,7 +7,8 @@
  *   INV-COMPACT-FREE-TARGET  every page the scan isolated lies in the zone,
  *                            in [low, end of the start block) with low =
  *                            pageblock_end_pfn(migrate_pfn), in a block
- *                            suitable_migration_target() accepts, and is
+ *                            suitable_migration_target() accepts (judged
+ *                            as the scan enters it), and is
  *                            compaction's own order-0 page; the
  *                            zone's nr_isolated_free grew by exactly the
  *                            pages taken; and (any scanner) each block taken
@@ -27,16 +28,18 @@
 #include "internal.h"
 
 /*
- * suitable_migration_target(), the rule: a MOVABLE block (any block at the
- * whole-zone priority) whose first page is not a free page of at least a
- * pageblock. The priority's flag is the checker's own (compaction_oracle.c).
+ * suitable_migration_target(), the rule (6.9): a MOVABLE block (any block
+ * at the whole-zone priority) whose first page is not a free page of the
+ * pass's order or more (of a pageblock or more when the pass asks no
+ * order). The priority's flag is the checker's own (compaction_oracle.c).
  */
 static bool rule_suitable_target(const struct compact_control *cc, uint64_t block_pfn)
 {
 	const struct mm_sim *sim = cc->zone->sim;
 	const struct page *page = &sim->mem_map[block_pfn];
+	int limit = cc->order > 0 ? cc->order : (int)sim->pageblock_order;
 
-	if (page->state == PG_BUDDY && page->order >= sim->pageblock_order)
+	if (page->state == PG_BUDDY && (int)page->order >= limit)
 		return false;
 	return cc->prio_whole_zone || (sim->pageblock_flags[block_pfn >> sim->pageblock_order] &
 				       PB_MIGRATETYPE_MASK) == MIGRATE_MOVABLE;
@@ -165,6 +168,30 @@ static void check_scan(struct compact_control *cc, uint64_t start_pfn, uint64_t 
 		if (b < nr)
 			break; /* pfn 0's block: nothing below */
 	}
+}
+
+/*
+ * The linear scan enters a block (compact_check_free_visit()): it must be
+ * one suitable_migration_target() accepts, judged now, while the block's
+ * first page is as the scanner read it. After the scan the memmap no
+ * longer tells: a free page taken from the block's start is a target.
+ */
+void _mm_oracle_free_visit(struct compact_control *cc, uint64_t block_pfn)
+{
+	const struct mm_sim *sim = cc->zone->sim;
+	const struct page *page = &sim->mem_map[block_pfn];
+
+	if (!sim->serial || sim->compact->in_shadow || rule_suitable_target(cc, block_pfn))
+		return;
+	if (page->state == PG_BUDDY)
+		report_target(cc, block_pfn,
+			      cc->order > 0 ? cc->order - 1 : sim->pageblock_order - 1, page->order,
+			      "the scan entered a block starting with a free page of the pass's "
+			      "order or more");
+	else
+		report_target(cc, block_pfn, MIGRATE_MOVABLE,
+			      get_pfnblock_migratetype(sim, block_pfn),
+			      "the scan entered a block that is no suitable migration target");
 }
 
 void _mm_oracle_free_take(struct compact_control *cc, uint64_t pfn, unsigned int order)

@@ -103,6 +103,11 @@ static void fast_find_no_mark(struct mm_policy *p)
 	p->compact_lru_skip = compact_lru_skip_aligned;
 }
 
+static void target_pageblock_order(struct mm_policy *p)
+{
+	p->compact_target_pageblock_order = true;
+}
+
 static void aligned_only_skip_test(struct mm_policy *p)
 {
 	p->compact_skip_test_pfn = compact_skip_test_pfn_aligned_only;
@@ -210,6 +215,12 @@ static const struct {
 	  "the skip bit is tested and set only at aligned pfns: the first block of a zone with "
 	  "an unaligned start is never marked and is reselected forever (seed 001)"},
 	 aligned_only_skip_test},
+	{{"compaction-target-pageblock-order", MM_VARIANT_BUG, "fuzz_compaction",
+	  "before 1883e8ac96dd (6.9)",
+	  "suitable_migration_target refuses only a free page of a pageblock or more: a pass "
+	  "for order N migrates into a block starting with a free page of order N or more, "
+	  "splitting the kind of page it is compacting for"},
+	 target_pageblock_order},
 	{{"isolate-merge-across", MM_VARIANT_BUG, "fuzz_buddy", "before d9dddbf55667 (4.6)",
 	  "__free_one_page merges a free pageblock with its isolated buddy: isolated pages are "
 	  "counted free, or free ones uncounted, and MemFree can exceed MemTotal"},

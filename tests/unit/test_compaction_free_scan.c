@@ -209,6 +209,98 @@ START_TEST(test_free_scanner_compound)
 }
 END_TEST
 
+/*
+ * suitable_migration_target() (6.9, 1883e8ac96dd): a block whose first
+ * page is a free page of the pass's order or more (of pageblock_order or
+ * more when the pass asks no order) is no target. The machine as above
+ * (max order 6, pageblock order 5), two targets wanted: pfn 64 is a free
+ * order-0 page and block 32 starts with a free page of the row's order;
+ * every other page from 32 up is allocated. Both lie below the fast
+ * search's reach (min_pfn 96 with migrate_pfn 0 and free_pfn 224), so the
+ * linear scan decides. It takes 64 (block 64 gave: stride 1), then the
+ * whole free page of block 32 when the block is suitable; else nothing
+ * more, as block 32 is the last above the migration scanner. Under the
+ * variant the old rule (pageblock_order always) gives the other answer in
+ * three rows, and the oracle, which keeps the 6.9 rule, reports it: a
+ * block entered that the rule refuses, or a suitable one passed over at
+ * stride 1 with a free page in it.
+ */
+struct target_order_row {
+	int order;		 /* cc->order */
+	unsigned int free_order; /* the free page at pfn 32 */
+	bool suitable;		 /* the 6.9 rule: block 32 is a target */
+	bool suitable_before;	 /* before 1883e8ac96dd: limit pageblock_order */
+};
+
+/* clang-format off */
+static const struct target_order_row target_order_rows[] = {
+	{-1, 4, true, true},  {-1, 5, false, false},
+	{0, 4, true, true},   {0, 5, false, false},
+	{3, 2, true, true},   {3, 3, false, true},  {3, 4, false, true},
+	{5, 4, true, true},   {5, 5, false, false},
+	{6, 5, true, false},
+};
+/* clang-format on */
+
+static void run_target_order_row(const struct target_order_row *r, bool variant)
+{
+	struct mm_op refresh = {.kind = MM_OP_STAT_REFRESH};
+	uint32_t low[17], block[32], targets[34], sources[2] = {0};
+	const unsigned int nr = 1u << r->free_order;
+	struct mm_sim *sim = compaction_table_machine(6, 5, 0, FS_PAGES);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	bool want = variant ? r->suitable_before : r->suitable;
+	struct vrec vr;
+
+	if (variant)
+		_mm_policy_apply_variant(&sim->policy,
+					 mm_variant_lookup("compaction-target-pageblock-order"));
+	for (unsigned int i = 0; i < 16; i++)
+		low[i] = 2 * i;
+	low[16] = 64;
+	free_pages_at(sim, low, 17);
+	for (unsigned int i = 0; i < nr; i++)
+		block[i] = 32 + i;
+	free_pages_at(sim, block, nr);
+	ck_assert_int_eq(mm_apply_op(sim, &refresh, NULL, 0, 0), 0);
+	sim_record(sim, &vr);
+
+	struct compact_control cc = free_scan_control(z, false, 2, sources, targets);
+
+	cc.order = r->order;
+	cc.search_order = r->order;
+	compact_check_pass_begin(&cc);
+	ck_assert_uint_eq(compaction_alloc(&cc), want ? 32 + nr - 1 : 64);
+	ck_assert_msg(cc.nr_freepages == (want ? nr : 0) && targets[0] == 64,
+		      "order %d, free order %u%s: %lu targets left, the first %u", r->order,
+		      r->free_order, variant ? " (variant)" : "", cc.nr_freepages, targets[0]);
+	/* the oracle holds the 6.9 rule: only a row where the rules differ breaks it */
+	if (want == r->suitable)
+		ck_assert_msg(vr.n == 0, "order %d: %s", r->order, vr.first);
+	else
+		ck_assert_msg(
+			vrec_has(&vr, want ? "INV-COMPACT-FREE-TARGET" : "INV-COMPACT-FREE-SCAN"),
+			"order %d, free order %u: the oracle said %s", r->order, r->free_order,
+			vr.n ? vr.first : "nothing");
+	cc.nr_migratepages = 0;
+	release_freepages(&cc);
+	if (!variant)
+		ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+
+START_TEST(test_free_scanner_target_order)
+{
+	run_target_order_row(&target_order_rows[_i], false);
+}
+END_TEST
+
+START_TEST(test_free_scanner_target_order_variant)
+{
+	run_target_order_row(&target_order_rows[_i], true);
+}
+END_TEST
+
 static Suite *free_scan_suite(void)
 {
 	Suite *s = suite_create("compaction_free_scan");
@@ -216,6 +308,10 @@ static Suite *free_scan_suite(void)
 
 	tcase_add_loop_test(tc, test_free_scanner_table, 0, (int)ARRAY_SIZE(fs_rows));
 	tcase_add_loop_test(tc, test_free_scanner_compound, 0, (int)ARRAY_SIZE(compound_rows));
+	tcase_add_loop_test(tc, test_free_scanner_target_order, 0,
+			    (int)ARRAY_SIZE(target_order_rows));
+	tcase_add_loop_test(tc, test_free_scanner_target_order_variant, 0,
+			    (int)ARRAY_SIZE(target_order_rows));
 	suite_add_tcase(s, tc);
 	return s;
 }
