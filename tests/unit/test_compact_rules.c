@@ -177,10 +177,14 @@ END_TEST
  * 1000 - (1000 + free_pages * 1000 / 2^order) / free_blocks_total.
  * Order 4 (16 pages) on a 64-page zone whose watermarks are 0, so the
  * mark (min + 2 << 4 = 32) passes on the 64 free pages the counter holds;
- * the free lists' counts are set by hand (the index reads only them).
+ * the free lists' counts are set by hand (the index reads only them). The
+ * zone's max order is 5: a free block above the order counts 2^(o - 4)
+ * suitable blocks, so one order-5 block is one the index must see.
  */
+#define FRAG_ORDERS 6
+
 static const struct {
-	unsigned long nr_free[5];
+	unsigned long nr_free[FRAG_ORDERS];
 	bool suitable;
 } fragindex_rows[] = {
 	/* 2 x 2 + 1 x 4 = 8 pages, 3 blocks: 1000 - (1000 + 500) / 3 = 500: refused */
@@ -193,14 +197,17 @@ static const struct {
 	{{0, 0, 0, 0, 1}, true},
 	/* 2 order-3, 16 pages: 1000 - (1000 + 1000) / 2 = 0, the range's low edge: refused */
 	{{0, 0, 0, 2, 0}, false},
+	/* an order-5 block is free (two order-4 blocks' worth): -1000, go; without it
+	 * the same 37 pages in 6 blocks would give 1000 - (1000 + 2312) / 6 = 448 */
+	{{5, 0, 0, 0, 0, 1}, true},
 };
 
 /* __fragmentation_index() over the row's free blocks, written out from the kernel's rule */
-static int kernel_fragindex(const unsigned long nr_free[5], unsigned int order)
+static int kernel_fragindex(const unsigned long nr_free[FRAG_ORDERS], unsigned int order)
 {
 	unsigned long total = 0, pages = 0, suitable = 0;
 
-	for (unsigned int o = 0; o < 5; o++) {
+	for (unsigned int o = 0; o < FRAG_ORDERS; o++) {
 		total += nr_free[o];
 		pages += nr_free[o] << o;
 		if (o >= order)
@@ -215,19 +222,19 @@ static int kernel_fragindex(const unsigned long nr_free[5], unsigned int order)
 
 START_TEST(test_compaction_suitable_fragindex)
 {
-	struct mm_sim *sim = zone64(4, 3);
+	struct mm_sim *sim = zone64(FRAG_ORDERS - 1, FRAG_ORDERS - 2);
 	struct zone *z;
-	unsigned long saved[5];
+	unsigned long saved[FRAG_ORDERS];
 
 	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
-	for (int o = 0; o < 5; o++) {
+	for (int o = 0; o < FRAG_ORDERS; o++) {
 		saved[o] = z->free_area[o].nr_free;
 		z->free_area[o].nr_free = fragindex_rows[_i].nr_free[o];
 	}
 	int index = kernel_fragindex(fragindex_rows[_i].nr_free, 4);
 	ck_assert_int_eq(fragindex_rows[_i].suitable, !(index >= 0 && index <= 500));
 	ck_assert_int_eq(compaction_suitable(z, 4, ZONE_NORMAL), fragindex_rows[_i].suitable);
-	for (int o = 0; o < 5; o++)
+	for (int o = 0; o < FRAG_ORDERS; o++)
 		z->free_area[o].nr_free = saved[o];
 	mm_sim_destroy(sim);
 }
