@@ -565,7 +565,8 @@ END_TEST
 /*
  * A checkerboard of movable pages: compaction moves pages into the free
  * holes until an order-4 block is free. Every moved block keeps its stamp
- * and its handle follows it.
+ * and its handle follows it, and none comes out pinned: no fill page was
+ * (busy 0), and a target is a fresh page (migrate_page() clears spare).
  */
 START_TEST(test_migration_moves_handle_and_stamp)
 {
@@ -600,6 +601,7 @@ START_TEST(test_migration_moves_handle_and_stamp)
 		ck_assert_int_eq(page->state, PG_ALLOC);
 		ck_assert_uint_eq(page->stamp.owner, OWNER_FILL | i);
 		ck_assert_uint_eq(page->stamp.gen, h->gen);
+		ck_assert_uint_eq(page->spare & PAGE_MIGRATE_BUSY, 0);
 		moved += h->pfn != before[i];
 	}
 	mm_sim_compact_stats(sim, &st);
