@@ -830,6 +830,36 @@ START_TEST(test_busy_pages_fail_migration)
 }
 END_TEST
 
+/*
+ * A round whose migration partly failed goes back to compact_finished()
+ * unless it stopped mid-block in a pass that honours skip hints and is
+ * not finishing a block, async or sync light: only there does
+ * compact_zone() rescan the block (finish_pageblock). Every third fill
+ * page pinned, every other page free, order 2: the first round isolates
+ * the 32-page first block and frees what it migrates, which makes order-2
+ * pages free, so the pass ends SUCCESS there, at the block boundary, at
+ * the sync full priority (ignore_skip_hint) as at sync light.
+ */
+START_TEST(test_failed_round_ends_at_the_check)
+{
+	const int prio = _i ? MM_COMPACT_PRIO_SYNC_LIGHT : MM_COMPACT_PRIO_SYNC_FULL;
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct mm_compact_stats st;
+
+	fill(sim, 0, 256, 0, 3);
+	free_pattern(sim, 2, 0);
+	ck_assert_int_eq(mm_compact_zone(sim, 0, ZONE_NORMAL, 2, prio, MM_MIGRATE_SYNC_LIGHT,
+					 MIGRATE_MOVABLE),
+			 MM_COMPACT_SUCCESS);
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_uint_gt(st.pgmigrate_fail, 0); /* the premise: the round failed in part */
+	ck_assert_msg(st.compact_migrate_scanned == 32, "prio %d: %llu pages scanned, want 32",
+		      prio, st.compact_migrate_scanned);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* The executor's handles: allocations moved by compaction free with their handle. */
 START_TEST(test_exec_handles_follow_migration)
 {
@@ -1173,6 +1203,7 @@ static Suite *compaction_suite(void)
 	tcase_add_test(tc, test_migration_moves_handle_and_stamp);
 	tcase_add_test(tc, test_compact_unmanaged_zone_refused);
 	tcase_add_test(tc, test_busy_pages_fail_migration);
+	tcase_add_loop_test(tc, test_failed_round_ends_at_the_check, 0, 2);
 	tcase_add_test(tc, test_exec_handles_follow_migration);
 	tcase_add_test(tc, test_skip_hint_shadow_pass);
 	tcase_add_test(tc, test_shadow_pass_keeps_exec_handles);
