@@ -564,6 +564,50 @@ START_TEST(test_kswapd_sleep_table)
 }
 END_TEST
 
+/*
+ * Awake with no zone asked, kswapd judges every zone against its reserve
+ * for the highest zone there is (MAX_NR_ZONES - 1, ZONE_DEVICE), in the
+ * sleep test and in balance_pgdat(). Each zone here holds 1024 free
+ * pages, its high mark 1000, and a highatomic reserve of 64 pages, none
+ * of them free, which no rule counts against the mark (c928807f6f6b).
+ * Row 0: no lowmem reserve, balanced by 24 pages: kswapd sleeps, and a
+ * step reclaims nothing and counts no failure. Row 1: a reserve of 30
+ * against ZONE_DEVICE only (ZONE_MOVABLE's is 0; a reserve grows with
+ * the zone index): unbalanced by 6, so it stays awake, and a step with
+ * nothing reclaimable counts a failure.
+ */
+START_TEST(test_kswapd_unset_zone_judges_every_zone)
+{
+	struct mm_sim *sim = kswapd_sim();
+	struct kswapd_state *k = &sim->node_data[0]->kswapd;
+	const struct kswapd_state awake = {
+		.awake = true, .pressure = true, .highest_zoneidx = ZONEIDX_UNSET};
+	const bool balanced = _i == 0;
+
+	mm_set_current_cpu(0);
+	for (int zt = ZONE_DMA32; zt <= ZONE_NORMAL; zt++) {
+		struct zone *z = &sim->node_data[0]->node_zones[zt];
+		z->_watermark[WMARK_MIN] = z->_watermark[WMARK_LOW] = 0;
+		z->_watermark[WMARK_HIGH] = 1000;
+		z->percpu_drift_mark = 0;
+		for (int r = 0; r < MAX_NR_ZONES; r++)
+			z->lowmem_reserve[r] = 0;
+		z->lowmem_reserve[ZONE_DEVICE] = balanced ? 0 : 30;
+		z->nr_reserved_highatomic = 64;
+		ck_assert_int_eq(zone_page_state(z, NR_FREE_PAGES), 1024);
+	}
+	*k = awake;
+	ck_assert_int_eq(_mm_kswapd_step(sim, 0), 0);
+	ck_assert_uint_eq(k->failures, balanced ? 0 : 1);
+	ck_assert(k->awake);
+	ck_assert_int_eq(_mm_kswapd_try_to_sleep(sim, 0), balanced ? 0 : 1);
+	ck_assert(k->awake == !balanced);
+	for (int zt = ZONE_DMA32; zt <= ZONE_NORMAL; zt++)
+		sim->node_data[0]->node_zones[zt].nr_reserved_highatomic = 0;
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------
  * Sizing rules: zone_batchsize(), zone_highsize(), the vmstat thresholds
  * ---------------------------------------------------------------------- */
@@ -1178,6 +1222,7 @@ static Suite *decisions_suite(void)
 	tcase_add_test(tc, test_kswapd_wake_table);
 	tcase_add_test(tc, test_pgdat_balanced_table);
 	tcase_add_test(tc, test_kswapd_sleep_table);
+	tcase_add_loop_test(tc, test_kswapd_unset_zone_judges_every_zone, 0, 2);
 	tcase_add_test(tc, test_batchsize_table);
 	tcase_add_test(tc, test_threshold_table);
 	tcase_add_test(tc, test_pressure_in_force_table);
