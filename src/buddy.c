@@ -855,6 +855,13 @@ MM_SCAN unsigned long _mm_buddy_check_zone(struct zone *zone, const struct pcp_t
 		switch (page->state) {
 		case PG_RESERVED:
 		case PG_UNINIT: {
+			/* no block starts here: such a page has no order (buddy_order() is 0) */
+			if (page->order) {
+				zone_report(zone, "INV-PAGE-STATE", pfn, 0, page->order,
+					    "a %s page with order %u",
+					    _mm_page_state_name(page->state), page->order);
+				return bad + 1;
+			}
 			/* a zone's reserved tail and deferred range are runs: one word a page */
 			uint64_t run = 1;
 			while (pfn + run < end && (page_word(page + run) == reserved_word ||

@@ -626,6 +626,29 @@ static struct mm_sim *fire_page_state_tail(struct vfirst *r, struct where *w)
 	return page_state_at(r, w, 9, PG_FREE_TAIL);
 }
 
+/*
+ * A reserved page has no order: the zone's reserved tail (64 pages
+ * spanned, 56 managed) has pfn 60 claim order 2, as an offlined block's
+ * head would if the offline kept it.
+ */
+static struct mm_sim *fire_page_state_reserved(struct vfirst *r, struct where *w)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	cfg_tiny(&cfg, 1, 3, 2);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 64, 56);
+	sim = sim_new(&cfg);
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(pfn_to_page(sim, 60)->state, PG_RESERVED);
+	pfn_to_page(sim, 60)->order = 2;
+	*w = (struct where){0, ZONE_NORMAL, 0, 60, true, 0};
+	record(sim, r);
+	mm_check_full(sim);
+	pfn_to_page(sim, 60)->order = 0;
+	return sim;
+}
+
 /* The free block at pfn 8 claims order 4, above max_order 3. */
 static struct mm_sim *fire_buddy_align(struct vfirst *r, struct where *w)
 {
@@ -1054,6 +1077,7 @@ static const struct {
 	{"INV-PAGE-ZONE", fire_page_zone},
 	{"INV-PAGE-STATE", fire_page_state_head},
 	{"INV-PAGE-STATE", fire_page_state_tail},
+	{"INV-PAGE-STATE", fire_page_state_reserved},
 	{"INV-BUDDY-ALIGN", fire_buddy_align},
 	{"INV-PCP-COUNT", fire_pcp_count_memmap},
 	{"INV-ZONE-CONSERVATION", fire_zone_conservation_memmap},
