@@ -297,7 +297,8 @@ END_TEST
  *   min_free_kbytes 8192: pages_min 2048, gap = max(512, 26214)
  *                         = 26214: 2048/28262/54476/80690
  *   wsf 0 and 3001:       outside 1..3000, refused: unchanged
- *   wsf 10:               gap = max(512, 262) = 512: 2048/2560/3072/3584
+ *   wsf 3000:             gap = 78643: 2048/80691/159334/237977
+ *   wsf 1 and 10:         gap = max(512, 26 or 262) = 512: 2048/2560/3072/3584
  */
 START_TEST(test_sysctl_recompute)
 {
@@ -315,6 +316,11 @@ START_TEST(test_sysctl_recompute)
 	mm_set_watermark_scale_factor(sim, 0);
 	mm_set_watermark_scale_factor(sim, 3001);
 	assert_wmarks(sim, 0, ZONE_NORMAL, (struct wm){2048, 28262, 54476, 80690});
+	/* the sysctl's range, 1..3000, takes both ends */
+	mm_set_watermark_scale_factor(sim, 3000);
+	assert_wmarks(sim, 0, ZONE_NORMAL, (struct wm){2048, 80691, 159334, 237977});
+	mm_set_watermark_scale_factor(sim, 1);
+	assert_wmarks(sim, 0, ZONE_NORMAL, (struct wm){2048, 2560, 3072, 3584});
 	mm_set_watermark_scale_factor(sim, 10);
 	assert_wmarks(sim, 0, ZONE_NORMAL, (struct wm){2048, 2560, 3072, 3584});
 	mm_sim_destroy(sim);
