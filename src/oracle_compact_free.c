@@ -185,7 +185,8 @@ void _mm_oracle_free_visit(struct compact_control *cc, uint64_t block_pfn)
 		return;
 	if (page->state == PG_BUDDY)
 		report_target(cc, block_pfn,
-			      cc->order > 0 ? cc->order - 1 : sim->pageblock_order - 1, page->order,
+			      (cc->order > 0 ? cc->order : (int)sim->pageblock_order) - 1,
+			      page->order,
 			      "the scan entered a block starting with a free page of the pass's "
 			      "order or more");
 	else
