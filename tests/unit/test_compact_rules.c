@@ -200,6 +200,8 @@ static const struct {
 	/* an order-5 block is free (two order-4 blocks' worth): -1000, go; without it
 	 * the same 37 pages in 6 blocks would give 1000 - (1000 + 2312) / 6 = 448 */
 	{{5, 0, 0, 0, 0, 1}, true},
+	/* the same block beside two order-3: -1000, go; the order-3 blocks alone give 0 */
+	{{0, 0, 0, 2, 0, 1}, true},
 };
 
 /* __fragmentation_index() over the row's free blocks, written out from the kernel's rule */
