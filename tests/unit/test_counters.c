@@ -221,14 +221,18 @@ START_TEST(test_counter_ops_sync)
 }
 END_TEST
 
-/* A counter number out of range: nothing happens, and reads, sums and compares give 0. */
+/*
+ * A counter number out of range: nothing happens, the add and the sync
+ * say they skipped (1, as mm_apply_op() counts it), and reads, sums and
+ * compares give 0.
+ */
 START_TEST(test_counter_out_of_range)
 {
 	struct mm_sim *sim = counters_sim(2, NULL);
 
-	mm_pcpu_add(sim, MM_MAX_PCPU_COUNTERS, 7, 0);
+	ck_assert_int_eq(mm_pcpu_add(sim, MM_MAX_PCPU_COUNTERS, 7, 0), 1);
 	mm_pcpu_set(sim, MM_MAX_PCPU_COUNTERS, 7);
-	mm_pcpu_sync(sim, MM_MAX_PCPU_COUNTERS);
+	ck_assert_int_eq(mm_pcpu_sync(sim, MM_MAX_PCPU_COUNTERS), 1);
 	ck_assert_int_eq(mm_pcpu_read(sim, MM_MAX_PCPU_COUNTERS), 0);
 	ck_assert_int_eq(mm_pcpu_sum(sim, MM_MAX_PCPU_COUNTERS), 0);
 	/* rhs -5: a counter at 0 would compare 1 */
