@@ -27,6 +27,12 @@
  */
 #include "internal.h"
 
+/* The lowest order of a free page that bars a block (6.9: the pass's, else a pageblock). */
+static int rule_target_order_limit(const struct compact_control *cc)
+{
+	return cc->order > 0 ? cc->order : (int)cc->zone->sim->pageblock_order;
+}
+
 /*
  * suitable_migration_target(), the rule (6.9): a MOVABLE block (any block
  * at the whole-zone priority) whose first page is not a free page of the
@@ -37,9 +43,8 @@ static bool rule_suitable_target(const struct compact_control *cc, uint64_t bloc
 {
 	const struct mm_sim *sim = cc->zone->sim;
 	const struct page *page = &sim->mem_map[block_pfn];
-	int limit = cc->order > 0 ? cc->order : (int)sim->pageblock_order;
 
-	if (page->state == PG_BUDDY && (int)page->order >= limit)
+	if (page->state == PG_BUDDY && (int)page->order >= rule_target_order_limit(cc))
 		return false;
 	return cc->prio_whole_zone || (sim->pageblock_flags[block_pfn >> sim->pageblock_order] &
 				       PB_MIGRATETYPE_MASK) == MIGRATE_MOVABLE;
@@ -184,9 +189,7 @@ void _mm_oracle_free_visit(struct compact_control *cc, uint64_t block_pfn)
 	if (!sim->serial || sim->compact->in_shadow || rule_suitable_target(cc, block_pfn))
 		return;
 	if (page->state == PG_BUDDY)
-		report_target(cc, block_pfn,
-			      (cc->order > 0 ? cc->order : (int)sim->pageblock_order) - 1,
-			      page->order,
+		report_target(cc, block_pfn, rule_target_order_limit(cc) - 1, page->order,
 			      "the scan entered a block starting with a free page of the pass's "
 			      "order or more");
 	else
