@@ -77,6 +77,20 @@ static void free_pages_at(struct mm_sim *sim, const uint32_t *pfns, unsigned int
 			}
 }
 
+/* Frees the order-0 fill pages [start, start + n), in pfn order. */
+static void free_run(struct mm_sim *sim, uint32_t start, unsigned int n)
+{
+	for (uint32_t pfn = start; pfn < start + n; pfn++)
+		free_pages_at(sim, &pfn, 1);
+}
+
+/* The even pfns of block 0, below every scan: the order-0 watermark's pages. */
+static void free_block0_evens(struct mm_sim *sim)
+{
+	for (uint32_t pfn = 0; pfn < 32; pfn += 2)
+		free_pages_at(sim, &pfn, 1);
+}
+
 /* A free scan of zone z from the top block (224) down to block 0, order 0 */
 static struct compact_control free_scan_control(struct zone *z, bool async, unsigned int wanted,
 						uint32_t *sources, uint32_t *targets)
@@ -100,15 +114,13 @@ START_TEST(test_free_scanner_table)
 {
 	const struct free_scan_row *r = &fs_rows[_i];
 	struct mm_op refresh = {.kind = MM_OP_STAT_REFRESH};
-	uint32_t low[16], targets[FS_PAGES], sources[FS_PAGES] = {0};
+	uint32_t targets[FS_PAGES], sources[FS_PAGES] = {0};
 	unsigned int n_free = 0, n_taken = 0;
 	struct mm_sim *sim = compaction_table_machine(6, 5, 0, FS_PAGES);
 	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 	struct vrec vr;
 
-	for (unsigned int i = 0; i < 16; i++)
-		low[i] = 2 * i;
-	free_pages_at(sim, low, 16);
+	free_block0_evens(sim);
 	while (n_free < FS_MAX && r->free[n_free])
 		n_free++;
 	while (n_taken < FS_MAX && r->taken[n_taken])
@@ -177,18 +189,14 @@ START_TEST(test_free_scanner_compound)
 {
 	const struct compound_row *r = &compound_rows[_i];
 	struct mm_op refresh = {.kind = MM_OP_STAT_REFRESH};
-	uint32_t low[16], block[64], target = 160, targets[4], sources[4] = {0}, gen;
+	uint32_t target = 160, targets[4], sources[4] = {0}, gen;
 	struct mm_sim *sim = compaction_table_machine(r->max_order, 5, 0, FS_PAGES);
 	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 	const unsigned int nr = 1u << r->order;
 	long long head;
 
-	for (unsigned int i = 0; i < 16; i++)
-		low[i] = 2 * i;
-	free_pages_at(sim, low, 16);
-	for (unsigned int i = 0; i < nr; i++)
-		block[i] = r->head + i;
-	free_pages_at(sim, block, nr);
+	free_block0_evens(sim);
+	free_run(sim, r->head, nr);
 	/* the only free block of its order: the allocation takes it */
 	head = mm_alloc_pages(sim, r->order, MM_GFP_MOVABLE | MM_GFP_MEMALLOC, -1, 0xc0ffee, &gen);
 	ck_assert_int_eq(head, r->head);
@@ -245,7 +253,7 @@ static const struct target_order_row target_order_rows[] = {
 static void run_target_order_row(const struct target_order_row *r, bool variant)
 {
 	struct mm_op refresh = {.kind = MM_OP_STAT_REFRESH};
-	uint32_t low[17], block[32], targets[34], sources[2] = {0};
+	uint32_t targets[34], sources[2] = {0};
 	const unsigned int nr = 1u << r->free_order;
 	struct mm_sim *sim = compaction_table_machine(6, 5, 0, FS_PAGES);
 	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
@@ -255,13 +263,9 @@ static void run_target_order_row(const struct target_order_row *r, bool variant)
 	if (variant)
 		_mm_policy_apply_variant(&sim->policy,
 					 mm_variant_lookup("compaction-target-pageblock-order"));
-	for (unsigned int i = 0; i < 16; i++)
-		low[i] = 2 * i;
-	low[16] = 64;
-	free_pages_at(sim, low, 17);
-	for (unsigned int i = 0; i < nr; i++)
-		block[i] = 32 + i;
-	free_pages_at(sim, block, nr);
+	free_block0_evens(sim);
+	free_run(sim, 64, 1);
+	free_run(sim, 32, nr);
 	ck_assert_int_eq(mm_apply_op(sim, &refresh, NULL, 0, 0), 0);
 	sim_record(sim, &vr);
 
