@@ -447,15 +447,21 @@ static struct mm_sim *kswapd_sim(void)
 	return sim;
 }
 
-/* balanced: the high marks at 0 (free > 0 passes) or above every page (fails) */
-static void set_balanced(struct mm_sim *sim, bool balanced)
+/* Both zones' min and low marks at 0, their high marks at high, no drift mark. */
+static void set_high_marks(struct mm_sim *sim, unsigned long high)
 {
 	for (int zt = ZONE_DMA32; zt <= ZONE_NORMAL; zt++) {
 		struct zone *z = &sim->node_data[0]->node_zones[zt];
 		z->_watermark[WMARK_MIN] = z->_watermark[WMARK_LOW] = 0;
-		z->_watermark[WMARK_HIGH] = balanced ? 0 : 100000;
+		z->_watermark[WMARK_HIGH] = high;
 		z->percpu_drift_mark = 0;
 	}
+}
+
+/* balanced: the high marks at 0 (free > 0 passes) or above every page (fails) */
+static void set_balanced(struct mm_sim *sim, bool balanced)
+{
+	set_high_marks(sim, balanced ? 0 : 100000);
 }
 
 START_TEST(test_kswapd_wake_table)
@@ -585,11 +591,9 @@ START_TEST(test_kswapd_unset_zone_judges_every_zone)
 	const bool balanced = _i == 0;
 
 	mm_set_current_cpu(0);
+	set_high_marks(sim, 1000);
 	for (int zt = ZONE_DMA32; zt <= ZONE_NORMAL; zt++) {
 		struct zone *z = &sim->node_data[0]->node_zones[zt];
-		z->_watermark[WMARK_MIN] = z->_watermark[WMARK_LOW] = 0;
-		z->_watermark[WMARK_HIGH] = 1000;
-		z->percpu_drift_mark = 0;
 		for (int r = 0; r < MAX_NR_ZONES; r++)
 			z->lowmem_reserve[r] = 0;
 		z->lowmem_reserve[ZONE_DEVICE] = balanced ? 0 : 30;
@@ -602,8 +606,6 @@ START_TEST(test_kswapd_unset_zone_judges_every_zone)
 	ck_assert(k->awake);
 	ck_assert_int_eq(_mm_kswapd_try_to_sleep(sim, 0), balanced ? 0 : 1);
 	ck_assert(k->awake == !balanced);
-	for (int zt = ZONE_DMA32; zt <= ZONE_NORMAL; zt++)
-		sim->node_data[0]->node_zones[zt].nr_reserved_highatomic = 0;
 	mm_sim_destroy(sim);
 }
 END_TEST
