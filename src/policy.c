@@ -217,9 +217,9 @@ static const struct {
 	 aligned_only_skip_test},
 	{{"compaction-target-pageblock-order", MM_VARIANT_BUG, "fuzz_compaction",
 	  "before 1883e8ac96dd (6.9)",
-	  "suitable_migration_target refuses only a free page of a pageblock or more: a pass "
-	  "for order N migrates into a block starting with a free page of order N or more, "
-	  "splitting the kind of page it is compacting for"},
+	  "suitable_migration_target bars a block by a free page of pageblock_order or more "
+	  "whatever the pass's order: a pass below pageblock_order splits free pages of its own "
+	  "order for targets, one above it passes over blocks 6.9 scans"},
 	 target_pageblock_order},
 	{{"isolate-merge-across", MM_VARIANT_BUG, "fuzz_buddy", "before d9dddbf55667 (4.6)",
 	  "__free_one_page merges a free pageblock with its isolated buddy: isolated pages are "
