@@ -290,6 +290,8 @@ struct mm_policy {
 	/* pcp sizing (models zone_batchsize() and zone_highsize()) */
 	int (*zone_batchsize)(unsigned long managed);
 	int (*zone_highsize)(unsigned long total_pages, int batch, int nr_split_cpus);
+	/* the high one decay_pcp_high() step leaves (6.7+) */
+	int (*decayed_pcp_high)(int high, int count, int batch, int high_min);
 	/* vmstat thresholds (models calculate_normal/pressure_threshold()) */
 	int (*normal_threshold)(const struct zone *zone);
 	int (*pressure_threshold)(const struct zone *zone);
@@ -615,6 +617,7 @@ unsigned long _mm_buddy_check_counts(struct zone *zone);
 /* pcp.c */
 int default_zone_batchsize(unsigned long managed);
 int default_zone_highsize(unsigned long total_pages, int batch, int nr_split_cpus);
+int decayed_pcp_high(int high, int count, int batch, int high_min);
 void zone_set_pageset_high_and_batch(struct zone *zone, int cpu_online);
 void zone_pcp_update(struct zone *zone, int cpu_online);
 void _mm_pcp_init_zone(struct zone *zone);

@@ -526,10 +526,27 @@ void free_unref_page(struct mm_sim *sim, uint64_t pfn, unsigned int order)
 }
 
 /*
+ * The high one decay step leaves, from a high above high_min (the policy
+ * hook's default): an eighth less each time, but no further than leaves
+ * count - batch << CONFIG_PCP_BATCH_SCALE_MAX to free (the work of one
+ * step is bounded), and never below high_min. Models the max3() of
+ * decay_pcp_high() (6.7+).
+ */
+int decayed_pcp_high(int high, int count, int batch, int high_min)
+{
+	int h = count - (batch << CONFIG_PCP_BATCH_SCALE_MAX);
+	int eighth = high - (high >> 3);
+
+	if (h < eighth)
+		h = eighth;
+	return h > high_min ? h : high_min;
+}
+
+/*
  * models decay_pcp_high() (6.7+), run by refresh_cpu_vm_stats() on the CPU
- * itself: a high above high_min loses an eighth each time (but no more than
- * leaves count - batch << CONFIG_PCP_BATCH_SCALE_MAX, to bound the work),
- * and pages above the new high go back to the buddy. Returns the work
+ * itself: a high above high_min decays by the policy's rule (the kernel's is
+ * decayed_pcp_high() above), and pages above the new high go back to the
+ * buddy. Returns the work
  * there is still to do (the kernel re-arms vmstat_update on it).
  */
 int decay_pcp_high(struct zone *zone, unsigned int cpu)
@@ -552,11 +569,8 @@ int decay_pcp_high(struct zone *zone, unsigned int cpu)
 	int high_before = pcp->high, count_before = pcp->count; /* the checker's */
 	int high_min = READ_ONCE(pcp->high_min), batch = READ_ONCE(pcp->batch);
 	if (pcp->high > high_min) {
-		int h = pcp->count - (batch << CONFIG_PCP_BATCH_SCALE_MAX);
-		int eighth = pcp->high - (pcp->high >> 3);
-		if (h < eighth)
-			h = eighth;
-		pcp->high = h > high_min ? h : high_min;
+		pcp->high =
+			zone->sim->policy.decayed_pcp_high(pcp->high, pcp->count, batch, high_min);
 		if (pcp->high > high_min)
 			todo++;
 	}
@@ -939,40 +953,51 @@ broken:
  * INV-PCP-HIGH-RANGE: decay_pcp_high() leaves a CPU's high where the
  * kernel's rule puts it, recomputed here from the high and count before:
  * max(count - batch << CONFIG_PCP_BATCH_SCALE_MAX, high - high / 8,
- * high_min) when high was above high_min, else unchanged; so no decay
- * takes a high below high_min, nor above the high before except by the
- * count term (a count left above high_max by a resize). The
- * count is at most the new high: the rest went back to the buddy. The
- * bounds are the sizing INV-PCP-SIZING holds to the kernel's formulas.
- * O(1), after each decay, serial runs.
+ * high_min) when high was above high_min, else unchanged. A policy plugin's
+ * decayed_pcp_high() is the rule under test instead; whatever the rule, no
+ * decay takes a high below high_min, nor above the high before except by
+ * the count term (a count left above high_max by a resize). The count is
+ * at most the new high: the rest went back to the buddy. The bounds are
+ * the sizing INV-PCP-SIZING holds to the kernel's formulas. O(1), after
+ * each decay, serial runs.
  */
 unsigned long _mm_pcp_check_high_range(struct zone *zone, unsigned int cpu, int high_before,
 				       int count_before)
 {
+	const struct mm_policy *plugin = _mm_policy_plugin();
 	const struct per_cpu_pages *pcp = zone_pcp(zone, cpu);
 	int lo = READ_ONCE(pcp->high_min), hi = READ_ONCE(pcp->high_max);
 	int high = READ_ONCE(pcp->high), count = READ_ONCE(pcp->count);
+	int batch = READ_ONCE(pcp->batch);
+	long drain_floor = (long)count_before - ((long)batch << CONFIG_PCP_BATCH_SCALE_MAX);
 	long want = high_before;
 
 	if (!zone->sim->serial)
 		return 0;
-	if (high_before > lo) {
-		long drain_floor = (long)count_before -
-				   ((long)READ_ONCE(pcp->batch) << CONFIG_PCP_BATCH_SCALE_MAX);
+	if (high_before > lo && plugin && plugin->decayed_pcp_high) {
+		want = plugin->decayed_pcp_high(high_before, count_before, batch, lo);
+	} else if (high_before > lo) {
 		long eighth = high_before - (high_before >> 3);
 		want = drain_floor > eighth ? drain_floor : eighth;
 		if (want < lo)
 			want = lo;
 	}
-	/* Never below high_min; above high_max only as the rule's count term puts it. */
-	bool in_range = high_before < lo || high >= lo;
-	if (high == want && count <= high && in_range)
+	/* Never below high_min, never raised but by the count term. */
+	bool floor_ok = high_before < lo || high >= lo;
+	bool not_raised = high <= high_before || high <= drain_floor;
+	if (high == want && count <= high && floor_ok && not_raised)
 		return 0;
+	/* A plugin's rule may itself break a bound: then the bound is what was expected. */
+	if (high == want && !floor_ok)
+		want = lo;
+	else if (high == want && !not_raised)
+		want = high_before > drain_floor ? high_before : drain_floor;
 	mm_report_violation(zone->sim, "INV-PCP-HIGH-RANGE", zone->node, (int)zone->type, (int)cpu,
 			    -1, want, high,
 			    "after decay_pcp_high: high %d (was %d) count %d (was %d), "
-			    "high_min %d high_max %d",
-			    high, high_before, count, count_before, lo, hi);
+			    "high_min %d high_max %d, by %s rule",
+			    high, high_before, count, count_before, lo, hi,
+			    plugin && plugin->decayed_pcp_high ? "the plugin's" : "the kernel's");
 	return 1;
 }
 

@@ -276,6 +276,7 @@ void _mm_policy_default(struct mm_policy *p)
 	memset(p, 0, sizeof(*p));
 	p->zone_batchsize = default_zone_batchsize;
 	p->zone_highsize = default_zone_highsize;
+	p->decayed_pcp_high = decayed_pcp_high;
 	p->normal_threshold = calculate_normal_threshold;
 	p->pressure_threshold = calculate_pressure_threshold;
 	p->buddy_no_merge_order = -1;

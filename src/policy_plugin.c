@@ -27,6 +27,7 @@ static const struct {
 } hooks[] = {
 	HOOK(zone_batchsize, zone_batchsize),
 	HOOK(zone_highsize, zone_highsize),
+	HOOK(decayed_pcp_high, decayed_pcp_high),
 	HOOK(calculate_normal_threshold, normal_threshold),
 	HOOK(calculate_pressure_threshold, pressure_threshold),
 	HOOK(compact_skip_test_pfn, compact_skip_test_pfn),

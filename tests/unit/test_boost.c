@@ -566,6 +566,72 @@ START_TEST(test_pcp_high_range_fires)
 END_TEST
 
 /*
+ * A decay rule (struct mm_policy's decayed_pcp_high, the plugin hook) is
+ * judged at each decay_pcp_high() by the kernel's rule the checker keeps:
+ * one that forgets high_min, one that raises the high, and one that decays
+ * by a fifth are each reported from the decay itself; the kernel's own rule
+ * passes, from either start: one page above high_min, where an eighth off
+ * falls below it, or high_max.
+ */
+static int decay_no_floor(int high, int count, int batch, int high_min)
+{
+	(void)count;
+	(void)batch;
+	(void)high_min;
+	return high - (high >> 3);
+}
+
+static int decay_raises(int high, int count, int batch, int high_min)
+{
+	(void)count;
+	(void)batch;
+	(void)high_min;
+	return high + 1;
+}
+
+static int decay_fifth(int high, int count, int batch, int high_min)
+{
+	(void)count;
+	(void)batch;
+	return high * 4 / 5 > high_min ? high * 4 / 5 : high_min;
+}
+
+START_TEST(test_decay_rule_judged_at_each_decay)
+{
+	static const struct {
+		int (*rule)(int, int, int, int);
+		bool from_max; /* else one above high_min */
+		bool reported;
+	} rows[] = {
+		{decayed_pcp_high, false, false}, {decayed_pcp_high, true, false},
+		{decay_no_floor, false, true},	  {decay_raises, false, true},
+		{decay_raises, true, true},	  {decay_fifth, true, true},
+	};
+	struct mm_sim *sim = pcp_machine();
+	struct zone *z = normal(sim);
+	struct per_cpu_pages *pcp = &z->per_cpu_pageset[0];
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	sim->policy.decayed_pcp_high = rows[_i].rule;
+	int high_min = pcp->high_min, high_max = pcp->high_max;
+	/* the sizing of a bigger zone: an eighth of high_min + 1 is a page or more */
+	pcp->high_min = 64;
+	pcp->high_max = 512;
+	pcp->high = rows[_i].from_max ? pcp->high_max : pcp->high_min + 1;
+	pcp->count = 0;
+	decay_pcp_high(z, 0);
+	pcp->high_min = high_min;
+	pcp->high_max = pcp->high = high_max;
+	ck_assert_msg((vr.n > 0) == rows[_i].reported, "row %d: %u reports, first %s", _i, vr.n,
+		      vr.first);
+	if (rows[_i].reported)
+		ck_assert(vrec_has(&vr, "INV-PCP-HIGH-RANGE"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * set_reclaim_active() and clear_reclaim_active(): while balance_pgdat()
  * reclaims, ZONE_RECLAIM_ACTIVE (nr_pcp_high() keeps those zones' lists
  * short) is set on exactly the managed zones up to the wake's
@@ -652,6 +718,7 @@ static Suite *boost_suite(void)
 	tcase_add_test(tc, test_decay_drains_one_page_above_high);
 	tcase_add_test(tc, test_vmstat_fold_decays);
 	tcase_add_test(tc, test_pcp_high_range_fires);
+	tcase_add_loop_test(tc, test_decay_rule_judged_at_each_decay, 0, 6);
 	tcase_add_loop_test(tc, test_reclaim_active_up_to_highest_zone, 0,
 			    ZONE_MOVABLE - ZONE_DMA32 + 1);
 	suite_add_tcase(s, tc);
