@@ -304,6 +304,7 @@ struct mm_policy {
 	bool pcp_stale_migratetype;	   /* 51bb1a4093cc's fix undone */
 	bool highatomic_unusable_reserved; /* c928807f6f6b's fix undone */
 	bool boost_wake_without_boost;	   /* 597c892038e0's fix undone */
+	bool boost_decay_whole_node;	   /* balance_pgdat() takes back every zone's boost */
 
 	/* percpu_counter, vm_committed_as, rss (seeds 003, 004) */
 	bool commit_switch_no_sync;    /* NEVER published before the new batch, no sync */

@@ -133,6 +133,11 @@ static void boost_wake_without_boost(struct mm_policy *p)
 	p->boost_wake_without_boost = true;
 }
 
+static void boost_decay_whole_node(struct mm_policy *p)
+{
+	p->boost_decay_whole_node = true;
+}
+
 /*
  * One row per variant: what mmfuzz variants lists (docs/variants.md's
  * index is checked against it by ctest) and the switch that applies it.
@@ -240,6 +245,11 @@ static const struct {
 	  "whether boost_watermark boosted or not (boosting off, a small zone): kswapd reclaims "
 	  "a node with plenty free"},
 	 boost_wake_without_boost},
+	{{"boost-decay-whole-node", MM_VARIANT_BUG, "fuzz_vmstat",
+	  "plausible: balance_pgdat()'s boost loops past highest_zoneidx",
+	  "a kswapd run for a lower zone takes back the boost of every zone of the node: a "
+	  "higher zone's fallback boost is dropped before any reclaim for it"},
+	 boost_decay_whole_node},
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))
