@@ -629,7 +629,7 @@ static struct mm_sim *fire_page_state_tail(struct vfirst *r, struct where *w)
 /*
  * A reserved page has no order: the zone's reserved tail (64 pages
  * spanned, 56 managed) has pfn 60 claim order 2, as an offlined block's
- * head would if the offline kept it.
+ * head would if the offline kept it. mm_check_full() counts what it reported.
  */
 static struct mm_sim *fire_page_state_reserved(struct vfirst *r, struct where *w)
 {
@@ -644,7 +644,8 @@ static struct mm_sim *fire_page_state_reserved(struct vfirst *r, struct where *w
 	pfn_to_page(sim, 60)->order = 2;
 	*w = (struct where){0, ZONE_NORMAL, 0, 60, true, 0};
 	record(sim, r);
-	mm_check_full(sim);
+	/* the walk stops at the report, and counts it */
+	ck_assert_uint_eq(mm_check_full(sim), r->n);
 	pfn_to_page(sim, 60)->order = 0;
 	return sim;
 }
@@ -1488,7 +1489,7 @@ static void count_handler(const struct mm_violation *v, void *arg)
  * Each corrupts one link or count of a free list, at the zone's highest
  * order with a MOVABLE block: the free-list walk stops early at a broken
  * link, so a count that leaves its own report out would go unnoticed by
- * the handler-based rows above. The last two break a block head in the
+ * the handler-based rows above. The last three break a block in the
  * memmap instead: the zone's walk stops at the first such report.
  */
 enum list_fault {
@@ -1497,7 +1498,8 @@ enum list_fault {
 	NR_FREE_SHORT,
 	STALE_TAIL,
 	MISALIGNED, /* the memmap walk: INV-BUDDY-ALIGN ends the zone's pass */
-	OTHER_ZONE  /* the memmap walk: INV-PAGE-ZONE ends the zone's pass */
+	OTHER_ZONE, /* the memmap walk: INV-PAGE-ZONE ends the zone's pass */
+	TAIL_STATE  /* the memmap walk: INV-PAGE-STATE inside the block ends it */
 };
 static const struct {
 	const char *name;
@@ -1509,6 +1511,7 @@ static const struct {
 	{"a stale tail pointer", STALE_TAIL},
 	{"a free block's order above max_order", MISALIGNED},
 	{"a block head naming another zone", OTHER_ZONE},
+	{"an allocated tail inside a free block", TAIL_STATE},
 };
 
 START_TEST(test_full_check_counts_reports)
@@ -1525,6 +1528,7 @@ START_TEST(test_full_check_counts_reports)
 
 	struct free_area *fa = &z->free_area[o], saved_area = *fa;
 	struct page *page = pfn_to_page(sim, head), saved_page = *page;
+	struct page *tail = pfn_to_page(sim, head + 1), saved_tail = *tail;
 
 	mm_sim_set_violation_handler(sim, count_handler, &reports);
 	switch (count_rows[_i].fault) {
@@ -1546,12 +1550,17 @@ START_TEST(test_full_check_counts_reports)
 	case OTHER_ZONE:
 		page->zone_id = (uint16_t)(z->zone_id + 1);
 		break;
+	case TAIL_STATE:
+		ck_assert_uint_ge(o, 1);
+		tail->state = PG_ALLOC_TAIL;
+		break;
 	}
 	found = mm_check_full(sim);
 	ck_assert_msg(found >= 1 && found == reports, "%s: mm_check_full() found %lu, reported %lu",
 		      count_rows[_i].name, found, reports);
 	*fa = saved_area;
 	*page = saved_page;
+	*tail = saved_tail;
 	reports = 0;
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 	ck_assert_uint_eq(reports, 0);
