@@ -219,18 +219,24 @@ START_TEST(test_contig_range)
 }
 END_TEST
 
-/* Onlining what is online, or an offline range twice, is a skip. */
+/*
+ * Onlining what is online, or an offline range twice, is a skip; so is
+ * offlining a whole zone, every present page (the model keeps each zone
+ * populated), and a range wider than what is left present.
+ */
 START_TEST(test_range_skips)
 {
 	struct run r;
 
-	run_text(&r, MACHINE "cpu0 online_pages node=0 zone=Normal start=0 pages=512\n"
+	run_text(&r, MACHINE "cpu0 offline_pages node=0 zone=Normal start=0 pages=2048\n"
+			     "cpu0 online_pages node=0 zone=Normal start=0 pages=512\n"
 			     "cpu0 offline_pages node=0 zone=Normal start=512 pages=512\n"
 			     "cpu0 offline_pages node=0 zone=Normal start=512 pages=512\n"
 			     "cpu0 offline_pages node=0 zone=Normal start=0 pages=2048\n"
 			     "check\n");
 	ck_assert_msg(r.violations == 0, "%s", r.vr.first);
-	ck_assert_uint_eq(mm_exec_skipped(r.ex), 3);
+	ck_assert_uint_eq(mm_exec_skipped(r.ex), 4);
+	ck_assert_uint_eq(zinfo(mm_exec_sim(r.ex), 0, ZONE_NORMAL).present, 1536);
 	mm_exec_destroy(r.ex);
 }
 END_TEST
