@@ -270,6 +270,26 @@ rescan:
 	return MM_COMPACT_CONTINUE;
 }
 
+/*
+ * compact_zone()'s check_drain: once the migrate scanner has left the
+ * cc->order aligned block it last migrated from, this CPU's pcp pages of
+ * the zone go back to the buddy (lru_add_drain_cpu_zone()), where they can
+ * merge for compact_finished() to see; then no more drains until the next
+ * migration.
+ */
+static void check_drain(struct compact_control *cc, uint64_t *last_migrated_pfn)
+{
+	int cpu = smp_processor_id();
+
+	if (cc->order <= 0 || !*last_migrated_pfn)
+		return;
+	if (*last_migrated_pfn >= (cc->migrate_pfn & ~((UINT64_C(1) << cc->order) - 1)))
+		return;
+	if (cpu >= 0 && (unsigned int)cpu < cc->zone->sim->nr_cpus)
+		drain_pages_zone((unsigned int)cpu, cc->zone);
+	*last_migrated_pfn = 0;
+}
+
 /* models compact_zone() */
 static int __compact_zone(struct compact_control *cc)
 {
@@ -309,6 +329,7 @@ static int __compact_zone(struct compact_control *cc)
 		ret = compact_zone_round(cc, &last_migrated_pfn, &update_cached);
 		if (ret != MM_COMPACT_CONTINUE)
 			break;
+		check_drain(cc, &last_migrated_pfn);
 		if (!compact_check_round(cc)) {
 			ret = MM_COMPACT_CONTENDED;
 			break;

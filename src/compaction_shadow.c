@@ -29,8 +29,8 @@
  * turns a block away, or cuts its scan short, on the pass's first visit.
  *
  * Cost: only serial runs, only such passes, and only when they fail: two
- * copies of the zone's memmap, its pageblock flags, its vmstat diffs and
- * the handles.
+ * copies of the zone's memmap, its pageblock flags, its vmstat diffs, the
+ * pass CPU's pcp lists and the handles.
  */
 #include "internal.h"
 
@@ -50,6 +50,8 @@ struct compact_snapshot {
 	unsigned int cpu;
 	uint8_t cpu_stats[sizeof(struct mm_cpu_stats)]; /* bytes: the type is cache-line aligned */
 	struct per_cpu_zonestat zonestat;
+	/* the pcp lists check_drain() empties: their pages' links are in the memmap copy */
+	uint8_t pcp[sizeof(struct per_cpu_pages)];
 	long vm_zone_stat[NR_VM_ZONE_STAT_ITEMS];
 	size_t pages_cap, pb_cap, handles_cap, fill_cap;
 	struct mm_compact_stats stats;
@@ -102,6 +104,8 @@ static bool snapshot_save(struct compact_snapshot *s, struct zone *z)
 		s->cpu = 0; /* as this_cpu_stats() */
 	memcpy(s->cpu_stats, this_cpu_stats(sim), sizeof(s->cpu_stats));
 	s->zonestat = z->per_cpu_zonestats[s->cpu];
+	if (z->per_cpu_pageset)
+		memcpy(s->pcp, &z->per_cpu_pageset[s->cpu], sizeof(s->pcp));
 	for (int i = 0; i < NR_VM_ZONE_STAT_ITEMS; i++)
 		s->vm_zone_stat[i] = atomic_long_read(&sim->vm_zone_stat[i]);
 	s->stats = cs->stats;
@@ -125,6 +129,8 @@ static void snapshot_restore(const struct compact_snapshot *s, struct zone *z)
 	memcpy(cs->fill, s->fill, cs->nr_fill * sizeof(struct mm_handle));
 	memcpy(this_cpu_stats(sim), s->cpu_stats, sizeof(s->cpu_stats));
 	z->per_cpu_zonestats[s->cpu] = s->zonestat;
+	if (z->per_cpu_pageset)
+		memcpy(&z->per_cpu_pageset[s->cpu], s->pcp, sizeof(s->pcp));
 	for (int i = 0; i < NR_VM_ZONE_STAT_ITEMS; i++)
 		atomic_long_set(&sim->vm_zone_stat[i], s->vm_zone_stat[i]);
 	cs->stats = s->stats;

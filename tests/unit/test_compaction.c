@@ -811,6 +811,41 @@ START_TEST(test_shadow_pass_leaves_no_trace)
 }
 END_TEST
 
+/*
+ * compact_zone()'s check_drain: once the migrate scanner leaves the order
+ * block it migrated from, the pass's CPU gives its pcp pages of the zone
+ * back to the buddy, where they can merge. A zone at pfn 64 (a zone at 0
+ * that migrated only from its first block would leave last_migrated_pfn
+ * 0, and the kernel then drains nothing) with its pcp lists on: the frees
+ * of every other page leave pages on CPU 0's lists, and an order-4 pass
+ * that migrates must end with those lists empty.
+ */
+START_TEST(test_pass_drains_its_cpu_lists)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct mm_compact_stats st;
+
+	cfg_tiny(&cfg, 1, 6, 5);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 64, 256, 256);
+	sim = sim_new(&cfg);
+	mm_set_current_cpu(0);
+	sim->serial = true;
+	fill(sim, 0, 256, 0, 0);
+	free_pattern(sim, 2, 1);
+	const struct per_cpu_pages *pcp = &normal(sim)->per_cpu_pageset[0];
+	ck_assert_int_gt(pcp->count, 0);
+	ck_assert_int_eq(mm_compact_zone(sim, 0, ZONE_NORMAL, 4, MM_COMPACT_PRIO_SYNC_LIGHT,
+					 MM_MIGRATE_SYNC_LIGHT, MIGRATE_MOVABLE),
+			 MM_COMPACT_SUCCESS);
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_uint_gt(st.pgmigrate_success, 0);
+	ck_assert_int_eq(pcp->count, 0);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* Busy pages (an extra reference) fail to migrate in every mode. */
 START_TEST(test_busy_pages_fail_migration)
 {
@@ -1203,6 +1238,7 @@ static Suite *compaction_suite(void)
 	tcase_add_test(tc, test_migration_moves_handle_and_stamp);
 	tcase_add_test(tc, test_compact_unmanaged_zone_refused);
 	tcase_add_test(tc, test_busy_pages_fail_migration);
+	tcase_add_test(tc, test_pass_drains_its_cpu_lists);
 	tcase_add_loop_test(tc, test_failed_round_ends_at_the_check, 0, 2);
 	tcase_add_test(tc, test_exec_handles_follow_migration);
 	tcase_add_test(tc, test_skip_hint_shadow_pass);
