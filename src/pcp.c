@@ -546,8 +546,8 @@ int decayed_pcp_high(int high, int count, int batch, int high_min)
  * models decay_pcp_high() (6.7+), run by refresh_cpu_vm_stats() on the CPU
  * itself: a high above high_min decays by the policy's rule (the kernel's is
  * decayed_pcp_high() above), and pages above the new high go back to the
- * buddy. Returns the work
- * there is still to do (the kernel re-arms vmstat_update on it).
+ * buddy. Returns the work there is still to do (the kernel re-arms
+ * vmstat_update on it).
  */
 int decay_pcp_high(struct zone *zone, unsigned int cpu)
 {
