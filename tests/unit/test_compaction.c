@@ -895,6 +895,42 @@ START_TEST(test_failed_round_ends_at_the_check)
 }
 END_TEST
 
+/*
+ * An executor runs program after program, as a fuzz target does: its
+ * handle array stays from a program that allocated while the next one
+ * has none. A failing compaction pass of that one is saved and rerun by
+ * the skip-hint oracle, whose snapshot must hold the empty handle and
+ * fill tables (a copy of none into no buffer is still undefined).
+ */
+START_TEST(test_exec_reused_without_handles)
+{
+	static const char machine[] =
+		"config nodes=1 cpus=1 max_order=6 pageblock_order=5 min_free_kbytes=1 "
+		"watermark_scale_factor=1 high_fraction=0\n"
+		"zone 0 Normal start=0 spanned=256 present=256 managed=256\n"
+		"cpu0 pcp_disable node=0 zone=Normal\n";
+	struct mm_exec *ex = mm_exec_create();
+	struct mm_exec_opts o;
+	struct vrec vr;
+	long failed;
+	char text[1024];
+
+	mm_exec_opts_default(&o);
+	snprintf(text, sizeof(text), "%scpu0 alloc a0 order=0 gfp=KERNEL\n", machine);
+	ck_assert_int_eq(exec_text(ex, text, &o, &vr, &failed), 0);
+	/* every page unmovable: nothing migrates, the order-3 pass fails */
+	snprintf(text, sizeof(text),
+		 "%scpu0 fill zone=Normal order=0 pages=256 unmovable_every=1 busy_every=0\n"
+		 "cpu0 free_pattern every=2 offset=0\n"
+		 "cpu0 compact node=0 zone=Normal order=3 prio=sync_light mode=sync_light "
+		 "mt=movable\n",
+		 machine);
+	ck_assert_int_eq(exec_text(ex, text, &o, &vr, &failed), 0);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_exec_destroy(ex);
+}
+END_TEST
+
 /* The executor's handles: allocations moved by compaction free with their handle. */
 START_TEST(test_exec_handles_follow_migration)
 {
@@ -1239,6 +1275,7 @@ static Suite *compaction_suite(void)
 	tcase_add_test(tc, test_compact_unmanaged_zone_refused);
 	tcase_add_test(tc, test_busy_pages_fail_migration);
 	tcase_add_test(tc, test_pass_drains_its_cpu_lists);
+	tcase_add_test(tc, test_exec_reused_without_handles);
 	tcase_add_loop_test(tc, test_failed_round_ends_at_the_check, 0, 2);
 	tcase_add_test(tc, test_exec_handles_follow_migration);
 	tcase_add_test(tc, test_skip_hint_shadow_pass);
