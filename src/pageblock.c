@@ -138,11 +138,13 @@ void reset_cached_positions(struct zone *zone)
 }
 
 /*
- * models pageblock_skip_persistent(): the pageblock at pfn lies in an
- * allocation of pageblock_order or more (compound_head()'s order). A tail
- * at a pageblock's first pfn belongs to a head a larger order's alignment
- * below it: the second pageblock of an order pageblock_order + 1 block is
- * as persistent as the first.
+ * models pageblock_skip_persistent(): the page at pfn lies in an allocation
+ * of pageblock_order or more (compound_head()'s order). A tail's head is
+ * at the alignment of its allocation's order below it: at a pageblock's
+ * first pfn only a larger order's (the second pageblock of an order
+ * pageblock_order + 1 block is as persistent as the first), but
+ * __reset_isolation_suitable()'s free side asks at each block's last pfn,
+ * inside an allocation of exactly pageblock_order too.
  */
 bool _mm_pageblock_skip_persistent(const struct mm_sim *sim, uint64_t pfn)
 {
@@ -150,7 +152,7 @@ bool _mm_pageblock_skip_persistent(const struct mm_sim *sim, uint64_t pfn)
 
 	/* Without a lock: the pages may change under the walk, as in the kernel. */
 	if (READ_ONCE(page->state) == PG_ALLOC_TAIL) {
-		for (unsigned int o = sim->pageblock_order + 1; o <= sim->max_order; o++) {
+		for (unsigned int o = sim->pageblock_order; o <= sim->max_order; o++) {
 			uint64_t head = pfn & ~((UINT64_C(1) << o) - 1);
 			const struct page *h = pfn_to_page((struct mm_sim *)sim, head);
 			if (READ_ONCE(h->state) == PG_ALLOC && READ_ONCE(h->order) == o)

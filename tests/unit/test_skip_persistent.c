@@ -4,9 +4,11 @@
  * 6.7): a pageblock inside an allocation of pageblock_order or more is
  * left alone by the migration scanner and by the skip-bit reset, whichever
  * of the allocation's pageblocks it is. The kernel looks up the compound
- * head of the block's first page, so with pageblock_order = max_order - 1
+ * head of the page it is given, so with pageblock_order = max_order - 1
  * the second pageblock of a max_order allocation counts as well: its first
- * page is a tail whose head is a pageblock below it.
+ * page is a tail whose head is a pageblock below it. The skip-bit reset's
+ * free side asks at each block's last pfn, a tail of any allocation that
+ * covers the block.
  */
 #include "common.h"
 #include "internal.h"
@@ -28,6 +30,12 @@ START_TEST(test_persistent_by_compound_head)
 		{12, false}, /* an order-1 allocation */
 		{16, false}, /* free */
 		{24, false},
+		/* each block's last pfn, where the skip-bit reset's free side asks */
+		{3, true},   /* a tail of the order-3 block */
+		{7, true},   /* the same, in its second pageblock */
+		{11, true},  /* a tail of the whole-pageblock allocation */
+		{13, false}, /* the order-1 allocation's tail */
+		{15, false}, /* free */
 	};
 	struct mm_config cfg;
 	struct mm_sim *sim;
