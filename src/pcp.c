@@ -974,13 +974,13 @@ unsigned long _mm_pcp_check_high_range(struct zone *zone, unsigned int cpu, int 
 
 	if (!zone->sim->serial)
 		return 0;
-	if (high_before > lo && plugin && plugin->decayed_pcp_high) {
-		want = plugin->decayed_pcp_high(high_before, count_before, batch, lo);
-	} else if (high_before > lo) {
+	if (high_before > lo) {
 		long eighth = high_before - (high_before >> 3);
 		want = drain_floor > eighth ? drain_floor : eighth;
 		if (want < lo)
 			want = lo;
+		if (plugin && plugin->decayed_pcp_high)
+			want = plugin->decayed_pcp_high(high_before, count_before, batch, lo);
 	}
 	/* Never below high_min, never raised but by the count term. */
 	bool floor_ok = high_before < lo || high >= lo;

@@ -528,6 +528,44 @@ START_TEST(test_decay_drains_one_page_above_high)
 }
 END_TEST
 
+/*
+ * A high already at high_min does not decay, however many pages a resize
+ * left above it: the decay only drains them. 64 pages freed onto CPU 0's
+ * list, then high_min and high set to 2 (as a percpu_pagelist_high_fraction
+ * write would): the count term, 64 - batch << 5, lies above 2 and must not
+ * be taken for the rule's high.
+ */
+START_TEST(test_decay_at_high_min_only_drains)
+{
+	struct mm_sim *sim = pcp_machine();
+	struct zone *z = normal(sim);
+	struct per_cpu_pages *pcp = &z->per_cpu_pageset[0];
+	uint32_t gen[64];
+	long long pfn[64];
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	for (int i = 0; i < 64; i++) {
+		pfn[i] = mm_alloc_pages(sim, 0, GFP_MOV, -1, (uint32_t)i, &gen[i]);
+		ck_assert_int_ge(pfn[i], 0);
+	}
+	int high_min = pcp->high_min, high_max = pcp->high_max;
+	pcp->high_max = pcp->high = 1024;
+	for (int i = 0; i < 64; i++)
+		mm_free_pages(sim, (uint64_t)pfn[i], 0, (uint32_t)i, gen[i]);
+	ck_assert_int_gt(pcp->count - (pcp->batch << CONFIG_PCP_BATCH_SCALE_MAX), 2);
+	pcp->high_min = pcp->high = 2;
+	decay_pcp_high(z, 0);
+	ck_assert_int_eq(pcp->high, 2);
+	ck_assert_int_le(pcp->count, 2);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	pcp->high_min = high_min;
+	pcp->high_max = pcp->high = high_max;
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* The vmstat_fold op decays this CPU's highs (refresh_cpu_vm_stats()). */
 START_TEST(test_vmstat_fold_decays)
 {
@@ -716,6 +754,7 @@ static Suite *boost_suite(void)
 	tcase_add_test(tc, test_nofrag_retry_checked_in_the_allocation);
 	tcase_add_test(tc, test_decay_pcp_high);
 	tcase_add_test(tc, test_decay_drains_one_page_above_high);
+	tcase_add_test(tc, test_decay_at_high_min_only_drains);
 	tcase_add_test(tc, test_vmstat_fold_decays);
 	tcase_add_test(tc, test_pcp_high_range_fires);
 	tcase_add_loop_test(tc, test_decay_rule_judged_at_each_decay, 0, 6);
