@@ -492,6 +492,15 @@ START_TEST(test_decay_pcp_high)
 }
 END_TEST
 
+/* n order-0 movable pages on CPU 0, owner 1: the pcp list refills from the buddy */
+static void alloc_pages_n(struct mm_sim *sim, long long *pfn, uint32_t *gen, int n)
+{
+	for (int i = 0; i < n; i++) {
+		pfn[i] = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen[i]);
+		ck_assert_int_ge(pfn[i], 0);
+	}
+}
+
 /*
  * The drain after the decay takes every page above the new high, down to
  * the last one: with high already at its floor (high_min, set here to one
@@ -508,10 +517,7 @@ START_TEST(test_decay_drains_one_page_above_high)
 	struct vrec vr;
 
 	sim_record(sim, &vr);
-	for (int i = 0; i < 3; i++) {
-		pfn[i] = mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen[i]);
-		ck_assert_int_ge(pfn[i], 0);
-	}
+	alloc_pages_n(sim, pfn, gen, 3);
 	pcp->high = pcp->high_max; /* room on the list for the frees */
 	for (int i = 1; i < 3; i++)
 		mm_free_pages(sim, (uint64_t)pfn[i], 0, 1, gen[i]);
@@ -545,14 +551,11 @@ START_TEST(test_decay_at_high_min_only_drains)
 	struct vrec vr;
 
 	sim_record(sim, &vr);
-	for (int i = 0; i < 64; i++) {
-		pfn[i] = mm_alloc_pages(sim, 0, GFP_MOV, -1, (uint32_t)i, &gen[i]);
-		ck_assert_int_ge(pfn[i], 0);
-	}
+	alloc_pages_n(sim, pfn, gen, 64);
 	int high_min = pcp->high_min, high_max = pcp->high_max;
 	pcp->high_max = pcp->high = 1024;
 	for (int i = 0; i < 64; i++)
-		mm_free_pages(sim, (uint64_t)pfn[i], 0, (uint32_t)i, gen[i]);
+		mm_free_pages(sim, (uint64_t)pfn[i], 0, 1, gen[i]);
 	ck_assert_int_gt(pcp->count - (pcp->batch << CONFIG_PCP_BATCH_SCALE_MAX), 2);
 	pcp->high_min = pcp->high = 2;
 	decay_pcp_high(z, 0);
