@@ -537,9 +537,9 @@ END_TEST
 /*
  * A high already at high_min does not decay, however many pages a resize
  * left above it: the decay only drains them. 64 pages freed onto CPU 0's
- * list, then high_min and high set to 2 (as a percpu_pagelist_high_fraction
- * write would): the count term, 64 - batch << 5, lies above 2 and must not
- * be taken for the rule's high.
+ * list beside what its refills left there, then high_min and high set to 2
+ * (as a percpu_pagelist_high_fraction write would): the count term, count -
+ * batch << 5, lies above 2 and must not be taken for the rule's high.
  */
 START_TEST(test_decay_at_high_min_only_drains)
 {
