@@ -77,12 +77,48 @@ START_TEST(test_deferred_layout_grid)
 }
 END_TEST
 
+/*
+ * Two nodes, the second with a ZONE_DMA of its own: each node defers its
+ * own highest zone. The walk down from a node's last zone must not begin
+ * past its zones, where the next node's first row lies.
+ */
+START_TEST(test_deferred_layout_second_node_dma)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	cfg_tiny(&cfg, 1, 10, 9);
+	cfg.nr_nodes = 2;
+	cfg.cpus_per_node[1] = 1;
+	cfg_zone(&cfg, 0, ZONE_DMA32, 0, 1024, 1024);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 1024, 3 * PB, 3 * PB);
+	cfg_zone(&cfg, 1, ZONE_DMA, 1024 + 3 * PB, PB, PB);
+	cfg_zone(&cfg, 1, ZONE_NORMAL, 1024 + 4 * PB, 3 * PB, 3 * PB);
+	cfg.deferred_init_pages = PB;
+	sim = sim_new(&cfg);
+
+	ck_assert(mm_deferred_init_pending(sim));
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_DMA32).managed, 1024);
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).managed, PB);
+	ck_assert_uint_eq(zinfo(sim, 1, ZONE_DMA).managed, PB);
+	ck_assert_uint_eq(zinfo(sim, 1, ZONE_NORMAL).managed, PB);
+	ck_assert_uint_eq(mm_deferred_init_step(sim, 0, 1), PB);
+	ck_assert_uint_eq(mm_deferred_init_step(sim, 1, 1), PB);
+	ck_assert_uint_eq(mm_deferred_init_complete(sim), 2 * PB);
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).managed, 3 * PB);
+	ck_assert_uint_eq(zinfo(sim, 1, ZONE_NORMAL).managed, 3 * PB);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *deferred_layout_suite(void)
 {
 	Suite *s = suite_create("deferred_layout");
 	TCase *tc = tcase_create("layout");
 
 	tcase_add_test(tc, test_deferred_layout_grid);
+	tcase_add_test(tc, test_deferred_layout_second_node_dma);
 	suite_add_tcase(s, tc);
 	return s;
 }
