@@ -846,6 +846,49 @@ START_TEST(test_pass_drains_its_cpu_lists)
 }
 END_TEST
 
+/*
+ * migrate_pages() runs out of targets (-ENOMEM) with the scanners apart:
+ * compact_zone() ends the pass COMPACT_CONTENDED. A migrated source is
+ * freed by its last folio_put() to this CPU's list, where NR_FREE_PAGES
+ * does not count it, so each migration takes a page off the free count
+ * until __isolate_free_page()'s min + 1 refuses the next target. One CPU,
+ * 256 movable pages, every third freed (85, drained to the buddy); then
+ * min_free_kbytes 256 puts min at 64 pages: an order-3 pass is suitable
+ * (85 >= min + compact_gap 16) and runs out before the free scanner has
+ * come down to the migration scanner.
+ */
+START_TEST(test_targets_run_out_contended)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct mm_compact_stats st;
+
+	cfg_tiny(&cfg, 1, 6, 5);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 256, 256);
+	sim = sim_new(&cfg);
+	mm_set_current_cpu(0);
+	sim->serial = true;
+	fill(sim, 0, 256, 0, 0);
+	free_pattern(sim, 3, 1);
+	drain_pages_zone(0, normal(sim));
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 85);
+	mm_set_min_free_kbytes(sim, 256);
+	ck_assert_uint_eq(wmark_pages(normal(sim), WMARK_MIN), 64);
+	const struct per_cpu_pages *pcp = &normal(sim)->per_cpu_pageset[0];
+	ck_assert_int_eq(mm_compact_zone(sim, 0, ZONE_NORMAL, 3, MM_COMPACT_PRIO_SYNC_LIGHT,
+					 MM_MIGRATE_SYNC_LIGHT, MIGRATE_MOVABLE),
+			 MM_COMPACT_CONTENDED);
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_uint_gt(st.pgmigrate_success, 0);
+	ck_assert_uint_gt(st.pgmigrate_fail, 0);
+	/* every migrated source waits on CPU 0's list, off the free count */
+	ck_assert_int_eq(pcp->count, (int)st.pgmigrate_success);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact + pcp->count, 85);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* Busy pages (an extra reference) fail to migrate in every mode. */
 START_TEST(test_busy_pages_fail_migration)
 {
@@ -1275,6 +1318,7 @@ static Suite *compaction_suite(void)
 	tcase_add_test(tc, test_compact_unmanaged_zone_refused);
 	tcase_add_test(tc, test_busy_pages_fail_migration);
 	tcase_add_test(tc, test_pass_drains_its_cpu_lists);
+	tcase_add_test(tc, test_targets_run_out_contended);
 	tcase_add_test(tc, test_exec_reused_without_handles);
 	tcase_add_loop_test(tc, test_failed_round_ends_at_the_check, 0, 2);
 	tcase_add_test(tc, test_exec_handles_follow_migration);
