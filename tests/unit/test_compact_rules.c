@@ -189,6 +189,9 @@ static const struct {
 } fragindex_rows[] = {
 	/* 2 x 2 + 1 x 4 = 8 pages, 3 blocks: 1000 - (1000 + 500) / 3 = 500: refused */
 	{{0, 2, 1, 0, 0}, false},
+	/* 60 order-3 and one each of orders 0-2, 487 pages in 63 blocks:
+	 * 1000 - (1000 + 30437) / 63 = 501, one past the range: go */
+	{{1, 1, 1, 60, 0}, true},
 	/* 16 order-0: 1000 - (1000 + 1000) / 16 = 875: fragmentation, go */
 	{{16, 0, 0, 0, 0}, true},
 	/* 4 order-3, 32 pages: 1000 - (1000 + 2000) / 4 = 250: refused */
