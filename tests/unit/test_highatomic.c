@@ -378,6 +378,46 @@ static struct mm_sim *reserved_machine(struct mm_exec *ex, struct vrec *vr)
 }
 
 /*
+ * The two forms of the refusal check on RESERVED (an order-0 GFP_KERNEL
+ * request refused at low, every free page highatomic): a machine marked
+ * serial judges the state it read, without a lock; one that is not takes
+ * zone->lock once more per refusal, to judge it again where it holds
+ * still. The same request on twin machines: the threaded one takes one
+ * zone->lock per refusal more than the serial one, and neither reports.
+ */
+static unsigned long long refusal_locks(bool serial, unsigned long long *refused)
+{
+	struct mm_exec *ex = mm_exec_create();
+	struct mm_stats before, after;
+	struct vrec vr;
+	uint32_t gen;
+	struct mm_sim *sim = reserved_machine(ex, &vr);
+
+	sim->serial = serial;
+	mm_sim_stats(sim, &before);
+	ck_assert_int_ge(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, 6, &gen), 0);
+	mm_sim_stats(sim, &after);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	*refused = after.wmark_refused - before.wmark_refused;
+	mm_exec_destroy(ex);
+	return after.zone_lock_acquisitions - before.zone_lock_acquisitions;
+}
+
+START_TEST(test_refusal_check_locks_only_threaded)
+{
+	unsigned long long refused_serial, refused_threaded;
+	unsigned long long serial = refusal_locks(true, &refused_serial);
+	unsigned long long threaded = refusal_locks(false, &refused_threaded);
+
+	ck_assert_uint_eq(refused_serial, refused_threaded);
+	ck_assert_uint_ge(refused_serial, 1);
+	ck_assert_msg(threaded == serial + refused_serial,
+		      "%llu refusals: zone->lock taken %llu times serial, %llu threaded",
+		      refused_serial, serial, threaded);
+}
+END_TEST
+
+/*
  * The locked recheck judges only a refusal that still stands under
  * zone->lock. On RESERVED (78 pages free, all highatomic: none usable, low
  * 80) an order-0 GFP_KERNEL request is refused; before it takes the lock
@@ -521,6 +561,7 @@ static Suite *highatomic_suite(void)
 	tcase_add_test(tc, test_apart_without_unreserve_fires);
 	tcase_add_loop_test(tc, test_refusal_judged_under_lock, 0, (int)ARRAY_SIZE(locked_rows));
 	tcase_add_test(tc, test_refusal_raced_by_free_not_judged);
+	tcase_add_test(tc, test_refusal_check_locks_only_threaded);
 	tcase_add_loop_test(tc, test_refusal_at_one_page_margin, 0, (int)ARRAY_SIZE(margin_rows));
 	tcase_add_loop_test(tc, test_unreserve_by_order, 0, 6);
 	tcase_add_test(tc, test_atomic_order0_admitted_past_the_boost);
