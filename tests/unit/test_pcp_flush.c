@@ -105,6 +105,53 @@ static const char *const both[] = {NULL, "pcp-stale-migratetype"};
  * (free_unref_page()). Nothing retypes the block, so the variant's cached
  * types are right: the drain is clean with the variant and without.
  */
+/* A zone_highsize() policy below the kernel's 4 * batch floor: two batches. */
+static int highsize_two_batches(unsigned long total_pages, int batch, int nr_split_cpus)
+{
+	(void)total_pages;
+	(void)nr_split_cpus;
+	return batch << 1;
+}
+
+/*
+ * nr_pcp_high() while kswapd reclaims the zone (ZONE_RECLAIM_ACTIVE): the
+ * effective high is min(4 * batch, high). The kernel's zone_highsize()
+ * never sizes a high below 4 * batch, but a policy under test may: with
+ * one of two batches (batch 15 on a 65536-page zone, high 30) a free must
+ * flush once the list holds 30 pages, so no free leaves more than 30 on
+ * it, where 4 * batch would let it grow to 60.
+ */
+START_TEST(test_reclaim_active_high_is_the_smaller)
+{
+	struct vrec vr;
+	struct mm_sim *sim = flush_sim(NULL, &vr);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	const struct per_cpu_pages *pcp = &z->per_cpu_pageset[0];
+	long long pfn[50];
+	uint32_t gen[50];
+
+	sim->policy.zone_highsize = highsize_two_batches;
+	zone_pcp_update(z, 0);
+	ck_assert_int_eq(pcp->batch, 15);
+	ck_assert_int_eq(pcp->high_min, 30);
+	ck_assert_int_eq(pcp->high_max, 30);
+	for (int i = 0; i < 50; i++) {
+		pfn[i] = mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, (uint32_t)i, &gen[i]);
+		ck_assert_int_ge(pfn[i], 0);
+	}
+	mm_drain_local_pages(sim);
+	ck_assert_int_eq(pcp->count, 0);
+	atomic_fetch_or(&z->flags, ZONE_RECLAIM_ACTIVE);
+	for (int i = 0; i < 50; i++) {
+		mm_free_pages(sim, (uint64_t)pfn[i], 0, (uint32_t)i, gen[i]);
+		ck_assert_msg(pcp->count <= 30, "free %d leaves %d pages on the list", i,
+			      pcp->count);
+	}
+	atomic_fetch_and(&z->flags, ~ZONE_RECLAIM_ACTIVE);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 START_TEST(test_flush_without_retype_is_clean)
 {
 	struct vrec vr;
@@ -341,6 +388,7 @@ static Suite *pcp_flush_suite(void)
 	TCase *tc = tcase_create("checks");
 
 	tcase_add_test(tc, test_flush_count_bound);
+	tcase_add_test(tc, test_reclaim_active_high_is_the_smaller);
 	tcase_add_loop_test(tc, test_flush_without_retype_is_clean, 0, (int)ARRAY_SIZE(both));
 	tcase_add_loop_test(tc, test_flush_of_page_freed_after_retype_is_clean, 0,
 			    (int)ARRAY_SIZE(both));
