@@ -812,6 +812,25 @@ START_TEST(test_shadow_pass_leaves_no_trace)
 END_TEST
 
 /*
+ * One CPU, a 256-page Normal zone at start with its pcp lists on, filled
+ * with movable pages of which every every-th is freed (to CPU 0's lists).
+ */
+static struct mm_sim *pcp_on_sim(uint64_t start, unsigned int every)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	cfg_tiny(&cfg, 1, 6, 5);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, start, 256, 256);
+	sim = sim_new(&cfg);
+	mm_set_current_cpu(0);
+	sim->serial = true;
+	fill(sim, 0, 256, 0, 0);
+	free_pattern(sim, every, 1);
+	return sim;
+}
+
+/*
  * compact_zone()'s check_drain: once the migrate scanner leaves the order
  * block it migrated from, the pass's CPU gives its pcp pages of the zone
  * back to the buddy, where they can merge. A zone at pfn 64 (a zone at 0
@@ -822,17 +841,9 @@ END_TEST
  */
 START_TEST(test_pass_drains_its_cpu_lists)
 {
-	struct mm_config cfg;
-	struct mm_sim *sim;
+	struct mm_sim *sim = pcp_on_sim(64, 2);
 	struct mm_compact_stats st;
 
-	cfg_tiny(&cfg, 1, 6, 5);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 64, 256, 256);
-	sim = sim_new(&cfg);
-	mm_set_current_cpu(0);
-	sim->serial = true;
-	fill(sim, 0, 256, 0, 0);
-	free_pattern(sim, 2, 1);
 	const struct per_cpu_pages *pcp = &normal(sim)->per_cpu_pageset[0];
 	ck_assert_int_gt(pcp->count, 0);
 	ck_assert_int_eq(mm_compact_zone(sim, 0, ZONE_NORMAL, 4, MM_COMPACT_PRIO_SYNC_LIGHT,
@@ -859,17 +870,9 @@ END_TEST
  */
 START_TEST(test_targets_run_out_contended)
 {
-	struct mm_config cfg;
-	struct mm_sim *sim;
+	struct mm_sim *sim = pcp_on_sim(0, 3);
 	struct mm_compact_stats st;
 
-	cfg_tiny(&cfg, 1, 6, 5);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 256, 256);
-	sim = sim_new(&cfg);
-	mm_set_current_cpu(0);
-	sim->serial = true;
-	fill(sim, 0, 256, 0, 0);
-	free_pattern(sim, 3, 1);
 	drain_pages_zone(0, normal(sim));
 	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 85);
 	mm_set_min_free_kbytes(sim, 256);
