@@ -1684,6 +1684,10 @@ START_TEST(test_apart_mark_ends_with_the_free_block)
 	mm_check_full(sim);
 	ck_assert_msg(r.seen, "INV-BUDDY-MERGED did not fire (%u others, first %s)", r.n,
 		      r.n ? r.first : "-");
+	/* the pair is reported once, at its lower half: the merged block's head */
+	ck_assert_int_eq(r.v.pfn, 0);
+	ck_assert_int_eq(r.v.expected, 4);
+	ck_assert_int_eq(r.v.actual, 3);
 	mm_sim_destroy(sim);
 }
 END_TEST
