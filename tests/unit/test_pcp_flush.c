@@ -152,6 +152,29 @@ START_TEST(test_reclaim_active_high_is_the_smaller)
 }
 END_TEST
 
+/*
+ * nr_pcp_alloc() takes one block only from lists that are off (high below
+ * batch); a high of exactly one batch refills a batch. Under
+ * pcp-high-equals-batch (batch and high 15) the first order-0 request on
+ * an empty list takes 15 pages from the buddy and hands one out.
+ */
+START_TEST(test_refill_at_high_equal_to_batch)
+{
+	struct vrec vr;
+	struct mm_sim *sim = flush_sim("pcp-high-equals-batch", &vr);
+	const struct per_cpu_pages *pcp =
+		&sim->node_data[0]->node_zones[ZONE_NORMAL].per_cpu_pageset[0];
+	uint32_t gen;
+
+	ck_assert_int_eq(pcp->batch, 15);
+	ck_assert_int_eq(pcp->high_max, 15);
+	ck_assert_int_eq(pcp->count, 0);
+	ck_assert_int_ge(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, 1, &gen), 0);
+	ck_assert_int_eq(pcp->count, 14);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 START_TEST(test_flush_without_retype_is_clean)
 {
 	struct vrec vr;
@@ -389,6 +412,7 @@ static Suite *pcp_flush_suite(void)
 
 	tcase_add_test(tc, test_flush_count_bound);
 	tcase_add_test(tc, test_reclaim_active_high_is_the_smaller);
+	tcase_add_test(tc, test_refill_at_high_equal_to_batch);
 	tcase_add_loop_test(tc, test_flush_without_retype_is_clean, 0, (int)ARRAY_SIZE(both));
 	tcase_add_loop_test(tc, test_flush_of_page_freed_after_retype_is_clean, 0,
 			    (int)ARRAY_SIZE(both));
