@@ -193,6 +193,9 @@ START_TEST(test_compare)
 	ck_assert_int_eq(mm_pcpu_compare(sim, 3, -100, 32), 1);
 	ck_assert_uint_eq(cstats(sim).pcpu_sums, sums + 4);
 	ck_assert_uint_eq(cstats(sim).pcpu_sum_cpus_read, 2 * (sums + 4));
+	/* batch 0 asks for the machine's percpu_counter_batch, 32 here: the sum answers */
+	ck_assert_int_eq(mm_pcpu_compare(sim, 3, 39, 0), 1);
+	ck_assert_uint_eq(cstats(sim).pcpu_sums, sums + 5);
 	ck_assert_uint_eq(mm_sim_violations(sim), 0);
 	mm_sim_destroy(sim);
 }
