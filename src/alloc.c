@@ -856,6 +856,19 @@ void free_one_page(struct zone *zone, uint64_t pfn, unsigned int order)
 		zone_unlock(zone);
 }
 
+/*
+ * The free after free_pages_prepare(): a block of a pcp order goes to this
+ * CPU's list (free_unref_page()), any other, or any block of a zone whose
+ * lists are off, straight to the buddy.
+ */
+void free_frozen_pages(struct zone *zone, uint64_t pfn, unsigned int order)
+{
+	if (pcp_allowed_order(zone->sim, order) && zone->per_cpu_pageset)
+		free_unref_page(zone->sim, pfn, order);
+	else
+		free_one_page(zone, pfn, order);
+}
+
 void mm_free_pages(struct mm_sim *sim, uint64_t pfn, unsigned int order, uint32_t owner,
 		   uint32_t gen)
 {
@@ -870,8 +883,5 @@ void mm_free_pages(struct mm_sim *sim, uint64_t pfn, unsigned int order, uint32_
 	if (!free_pages_prepare(sim, pfn, order, owner, gen))
 		return;
 	count_event(sim, frees);
-	if (pcp_allowed_order(zone->sim, order) && zone->per_cpu_pageset)
-		free_unref_page(sim, pfn, order);
-	else
-		free_one_page(zone, pfn, order);
+	free_frozen_pages(zone, pfn, order);
 }

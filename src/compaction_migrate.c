@@ -50,10 +50,7 @@ static void migrate_page(struct compact_control *cc, struct mm_handle *h, uint64
 	 * folio_put(): the source's last reference frees it to this CPU's
 	 * list, not free in NR_FREE_PAGES until a drain (check_drain()).
 	 */
-	if (zone->per_cpu_pageset)
-		free_unref_page(sim, src, 0);
-	else
-		free_one_page(zone, src, 0);
+	free_frozen_pages(zone, src, 0);
 }
 
 /*

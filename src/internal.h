@@ -750,6 +750,7 @@ void mm_report_violation(struct mm_sim *sim, const char *id, int node, int zone,
 
 /* alloc.c */
 void free_one_page(struct zone *zone, uint64_t pfn, unsigned int order);
+void free_frozen_pages(struct zone *zone, uint64_t pfn, unsigned int order);
 /* threaded INV-VMSTAT-PRESSURE: the admission at low evaluated again under zone->lock */
 void _mm_check_admission_under_pressure_locked(struct zone *zone, unsigned int order);
 
