@@ -803,6 +803,33 @@ static struct mm_sim *fire_vmstat_diff(struct vfirst *r, struct where *w)
 	return sim;
 }
 
+/*
+ * Below the drift mark zone_watermark_ok_safe() reads the snapshot, which
+ * must then decide as the exact count does: CPU 0's diff says the zone
+ * lost every free page the exact count still holds, so the snapshot
+ * refuses a mark of half of them that the exact count passes.
+ */
+static struct mm_sim *fire_vmstat_safe(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+	struct per_cpu_zonestat *pzs = &z->per_cpu_zonestats[0];
+	int was = pzs->vm_stat_diff[NR_FREE_PAGES];
+	unsigned long drift_mark = z->percpu_drift_mark;
+	long exact = z->vm_stat_exact[NR_FREE_PAGES];
+
+	ck_assert_int_gt(exact, 8);
+	sim->serial = true;
+	z->percpu_drift_mark = (unsigned long)exact + 1000;
+	pzs->vm_stat_diff[NR_FREE_PAGES] = (int8_t)(was - exact);
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 1};
+	record(sim, r);
+	ck_assert(!zone_watermark_ok_safe(z, 0, (unsigned long)exact / 2, ZONE_NORMAL));
+	pzs->vm_stat_diff[NR_FREE_PAGES] = (int8_t)was;
+	z->percpu_drift_mark = drift_mark;
+	return sim;
+}
+
 /* vm.stat_refresh folds every diff: the estimate must then be the exact value, off by 1 here. */
 static struct mm_sim *fire_vmstat_exact(struct vfirst *r, struct where *w)
 {
@@ -1109,6 +1136,7 @@ static const struct {
 	{"INV-PCP-LIST", fire_pcp_list_tail},
 	{"INV-VMSTAT-DIFF", fire_vmstat_diff},
 	{"INV-VMSTAT-EXACT", fire_vmstat_exact},
+	{"INV-VMSTAT-SAFE", fire_vmstat_safe},
 	{"INV-COMPACT-SCANNER-OVERLAP", fire_compact_overlap_migrate},
 	{"INV-COMPACT-SCANNER-OVERLAP", fire_compact_overlap_free},
 	{"INV-COMPACT-RESCAN", fire_compact_rescan},
