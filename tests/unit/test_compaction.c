@@ -1289,6 +1289,36 @@ START_TEST(test_kcompactd_asks_deferral_of_managed_zones_only)
 }
 END_TEST
 
+/*
+ * kcompactd checks the deferral state each zone's pass leaves, as direct
+ * compaction does (INV-COMPACT-DEFER): compact_order_failed planted above
+ * max_order + 1 is what a successful pass leaves alone
+ * (compaction_defer_reset() raises it only to order + 1), so the check
+ * after the pass must report it, once.
+ */
+START_TEST(test_kcompactd_checks_the_deferral_it_leaves)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct zone *z = normal(sim);
+	struct mm_compact_stats st;
+	struct vrec vr;
+
+	mm_set_current_cpu(0);
+	fragment_for_update_cached(sim);
+	z->compact_order_failed = (int)sim->max_order + 2;
+	vrec_init(&vr);
+	mm_sim_set_violation_handler(sim, vrec_handler, &vr);
+	ck_assert_int_eq(mm_kcompactd_step(sim, 0, 3), 0);
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_uint_gt(st.compact_daemon_migrate_scanned, 0);
+	ck_assert_int_eq(z->compact_order_failed, (int)sim->max_order + 2);
+	ck_assert_msg(vr.n == 1 && vrec_has(&vr, "INV-COMPACT-DEFER"), "%u reports, first: %s",
+		      vr.n, vr.first);
+	z->compact_order_failed = 0;
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *compaction_suite(void)
 {
 	Suite *s = suite_create("compaction");
@@ -1344,6 +1374,7 @@ static Suite *compaction_suite(void)
 	tcase_add_loop_test(tc, test_async_pass_updates_sync_cached_pfn, 0,
 			    (int)ARRAY_SIZE(update_cached_rows));
 	tcase_add_test(tc, test_kcompactd_asks_deferral_of_managed_zones_only);
+	tcase_add_test(tc, test_kcompactd_checks_the_deferral_it_leaves);
 	suite_add_tcase(s, tc);
 	return s;
 }
