@@ -153,6 +153,38 @@ START_TEST(test_reclaim_active_high_is_the_smaller)
 END_TEST
 
 /*
+ * zone_set_pageset_high_and_batch() takes the batch zone_batchsize()
+ * gives, at least 1 (max(1, zone_batchsize())): the kernel's rule yields
+ * 2^n - 1 or 0, a policy under test any value, 2 included.
+ */
+static const int policy_batches[] = {-3, 0, 1, 2, 3, 4, 64};
+static int policy_batch;
+
+static int batchsize_of_row(unsigned long managed)
+{
+	(void)managed;
+	return policy_batch;
+}
+
+START_TEST(test_policy_batch_at_least_one)
+{
+	struct vrec vr;
+	struct mm_sim *sim = flush_sim(NULL, &vr);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	int want = policy_batches[_i] > 1 ? policy_batches[_i] : 1;
+
+	policy_batch = policy_batches[_i];
+	sim->policy.zone_batchsize = batchsize_of_row;
+	zone_pcp_update(z, 0);
+	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
+		ck_assert_msg(z->per_cpu_pageset[cpu].batch == want,
+			      "policy batch %d: cpu %u's batch is %d, not %d", policy_batch, cpu,
+			      z->per_cpu_pageset[cpu].batch, want);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * nr_pcp_alloc() takes one block only from lists that are off (high below
  * batch); a high of exactly one batch refills a batch. Under
  * pcp-high-equals-batch (batch and high 15) the first order-0 request on
@@ -413,6 +445,7 @@ static Suite *pcp_flush_suite(void)
 	tcase_add_test(tc, test_flush_count_bound);
 	tcase_add_test(tc, test_reclaim_active_high_is_the_smaller);
 	tcase_add_test(tc, test_refill_at_high_equal_to_batch);
+	tcase_add_loop_test(tc, test_policy_batch_at_least_one, 0, (int)ARRAY_SIZE(policy_batches));
 	tcase_add_loop_test(tc, test_flush_without_retype_is_clean, 0, (int)ARRAY_SIZE(both));
 	tcase_add_loop_test(tc, test_flush_of_page_freed_after_retype_is_clean, 0,
 			    (int)ARRAY_SIZE(both));
