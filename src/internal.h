@@ -676,7 +676,15 @@ long zone_page_state_snapshot(struct zone *zone, enum zone_stat_item item);
 long _mm_vmstat_drift_bound(const struct zone *zone, enum zone_stat_item item);
 bool _mm_vmstat_pressure_in_force(const struct zone *zone);
 bool _mm_vmstat_pressure_in_force_locked(const struct zone *zone);
-void refresh_cpu_vm_stats(struct mm_sim *sim, unsigned int cpu);
+int refresh_cpu_vm_stats(struct mm_sim *sim, unsigned int cpu);
+/* INV-VMSTAT-REARM: what a vmstat_update's CPU held before it (src/vmstat.c) */
+struct vmstat_rearm_view {
+	long global[NR_VM_ZONE_STAT_ITEMS];
+	int count[MM_MAX_NODES * MAX_NR_ZONES];
+};
+void _mm_vmstat_rearm_before(struct mm_sim *sim, unsigned int cpu, struct vmstat_rearm_view *v);
+void _mm_vmstat_check_rearm(struct mm_sim *sim, unsigned int cpu, const struct vmstat_rearm_view *v,
+			    int changes);
 void cpu_vm_stats_fold(struct mm_sim *sim, unsigned int cpu);
 void drain_zonestat(struct zone *zone, unsigned int cpu);
 void _mm_vmstat_init_zone(struct zone *zone);

@@ -381,7 +381,15 @@ static struct zone *op_zone(struct mm_sim *sim, const struct mm_op *op)
 
 int _mm_op_vmstat_fold(struct mm_op_ctx *ctx, const struct mm_op *op)
 {
-	refresh_cpu_vm_stats(ctx->sim, op->cpu);
+	struct mm_sim *sim = ctx->sim;
+	struct vmstat_rearm_view before;
+
+	/* the checker's: under threads other CPUs' frees move the lists between */
+	if (sim->serial)
+		_mm_vmstat_rearm_before(sim, op->cpu, &before);
+	int changes = refresh_cpu_vm_stats(sim, op->cpu);
+	if (sim->serial)
+		_mm_vmstat_check_rearm(sim, op->cpu, &before, changes);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "internal.h"
 
 #include <limits.h>
+#include <string.h>
 
 static int fls_ul(unsigned long x)
 {
@@ -217,26 +218,38 @@ long zone_page_state_snapshot(struct zone *zone, enum zone_stat_item item)
  * models drain_zonestat(): folds one CPU's diffs of one zone. The model
  * takes zone->lock, which every diff update holds (see per_cpu_zonestat).
  */
-/* One CPU's diffs of the zone folded, under zone->lock; each diff now bounded by the threshold. */
-MM_SCAN_INLINE static inline void fold_cpu_diffs(struct zone *zone, struct per_cpu_zonestat *pcp)
+/*
+ * One CPU's diffs of the zone folded, under zone->lock; each diff now
+ * bounded by the threshold. global: NULL, or where each item's folded diff
+ * is added (refresh_cpu_vm_stats()).
+ */
+MM_SCAN_INLINE static inline void fold_cpu_diffs(struct zone *zone, struct per_cpu_zonestat *pcp,
+						 long *global)
 {
 	for (int item = 0; item < NR_VM_ZONE_STAT_ITEMS; item++) {
 		int v = READ_ONCE(pcp->vm_stat_diff[item]);
 		if (v) {
 			WRITE_ONCE(pcp->vm_stat_diff[item], 0);
 			zone_page_state_add(v, zone, (enum zone_stat_item)item);
+			if (global)
+				global[item] += v;
 		}
 		WRITE_ONCE(pcp->update_threshold[item], READ_ONCE(pcp->stat_threshold));
 	}
 }
 
-void drain_zonestat(struct zone *zone, unsigned int cpu)
+static void drain_zonestat_into(struct zone *zone, unsigned int cpu, long *global)
 {
 	if (!zone->per_cpu_zonestats || cpu >= zone->sim->nr_cpus)
 		return;
 	spin_lock(&zone->lock);
-	fold_cpu_diffs(zone, &zone->per_cpu_zonestats[cpu]);
+	fold_cpu_diffs(zone, &zone->per_cpu_zonestats[cpu], global);
 	spin_unlock(&zone->lock);
+}
+
+void drain_zonestat(struct zone *zone, unsigned int cpu)
+{
+	drain_zonestat_into(zone, cpu, NULL);
 }
 
 /* Every online CPU's drain_zonestat() of the zone, in one hold of zone->lock: a scan. */
@@ -249,20 +262,79 @@ MM_SCAN static void drain_zonestat_online(struct zone *zone)
 	spin_lock(&zone->lock);
 	for (unsigned int cpu = 0; cpu < sim->nr_cpus; cpu++)
 		if (cpu_online(sim, cpu))
-			fold_cpu_diffs(zone, &zone->per_cpu_zonestats[cpu]);
+			fold_cpu_diffs(zone, &zone->per_cpu_zonestats[cpu], NULL);
 	spin_unlock(&zone->lock);
 }
 
 /*
  * models refresh_cpu_vm_stats(true): vmstat_update's periodic fold, run as
  * the CPU itself, and (6.7+) the decay of its pcp highs, decay_pcp_high().
+ * Returns the kernel's changes: the zones whose decay has work left, plus
+ * (fold_diff()) the items whose diffs, summed over the zones, were not 0.
+ * vmstat_update re-arms itself on a nonzero return; vmstat_shepherd looks
+ * at the diffs alone, so the decay's part is what keeps an idle CPU's high
+ * decaying (INV-VMSTAT-REARM).
  */
-void refresh_cpu_vm_stats(struct mm_sim *sim, unsigned int cpu)
+int refresh_cpu_vm_stats(struct mm_sim *sim, unsigned int cpu)
 {
+	long global[NR_VM_ZONE_STAT_ITEMS] = {0};
+	int changes = 0;
+
 	for_each_zone(sim, z) {
-		drain_zonestat(z, cpu);
-		decay_pcp_high(z, cpu); /* zones with pagesets: the populated ones */
+		drain_zonestat_into(z, cpu, global);
+		if (decay_pcp_high(z, cpu)) /* zones with pagesets: the populated ones */
+			changes++;
 	}
+	for (int item = 0; item < NR_VM_ZONE_STAT_ITEMS; item++)
+		changes += global[item] != 0;
+	return changes;
+}
+
+/*
+ * INV-VMSTAT-REARM (serial runs): vmstat_update re-arms itself exactly
+ * when the kernel's rule says so, recomputed from what the CPU held before
+ * and the pcp state after: an item whose diffs on this CPU, summed over the
+ * zones, were not 0 (fold_diff()), or a zone whose high is still above
+ * high_min after the decay or whose list held more pages than the new high
+ * (decay_pcp_high()'s drain). A lapse leaves an idle CPU's high inflated
+ * for good, as vmstat_shepherd re-queues the work for diffs only; a re-arm
+ * without work keeps a worker waking. O(zones + items).
+ */
+void _mm_vmstat_rearm_before(struct mm_sim *sim, unsigned int cpu, struct vmstat_rearm_view *v)
+{
+	memset(v->global, 0, sizeof(v->global));
+	for_each_zone(sim, z) {
+		int i = z->node * MAX_NR_ZONES + (int)z->type;
+		v->count[i] = z->per_cpu_pageset && cpu < sim->nr_cpus
+				      ? z->per_cpu_pageset[cpu].count
+				      : 0;
+		if (!z->per_cpu_zonestats || cpu >= sim->nr_cpus)
+			continue;
+		for (int item = 0; item < NR_VM_ZONE_STAT_ITEMS; item++)
+			v->global[item] += z->per_cpu_zonestats[cpu].vm_stat_diff[item];
+	}
+}
+
+void _mm_vmstat_check_rearm(struct mm_sim *sim, unsigned int cpu, const struct vmstat_rearm_view *v,
+			    int changes)
+{
+	bool want = false;
+
+	for (int item = 0; item < NR_VM_ZONE_STAT_ITEMS; item++)
+		want |= v->global[item] != 0;
+	for_each_zone(sim, z) {
+		if (!z->per_cpu_pageset || cpu >= sim->nr_cpus)
+			continue;
+		const struct per_cpu_pages *pcp = &z->per_cpu_pageset[cpu];
+		want |= pcp->high > pcp->high_min ||
+			v->count[z->node * MAX_NR_ZONES + (int)z->type] > pcp->high;
+	}
+	if (want != (changes != 0))
+		mm_report_violation(sim, "INV-VMSTAT-REARM", -1, -1, (int)cpu, -1, want,
+				    changes != 0,
+				    "vmstat_update on cpu %u returned %d changes: it must re-arm "
+				    "only while diffs were folded or a pcp high can still decay",
+				    cpu, changes);
 }
 
 /*

@@ -830,6 +830,24 @@ static struct mm_sim *fire_vmstat_safe(struct vfirst *r, struct where *w)
 	return sim;
 }
 
+/* A vmstat_update that reports no work left while CPU 0's high can still decay. */
+static struct mm_sim *fire_vmstat_rearm(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct per_cpu_pages *pcp = &zone_of(sim, 0, ZONE_NORMAL)->per_cpu_pageset[0];
+	struct vmstat_rearm_view before;
+	int high = pcp->high;
+
+	(void)refresh_cpu_vm_stats(sim, 0);
+	_mm_vmstat_rearm_before(sim, 0, &before);
+	pcp->high = pcp->high_min + 1;
+	*w = (struct where){-1, -1, 0, -1, true, 1};
+	record(sim, r);
+	_mm_vmstat_check_rearm(sim, 0, &before, 0);
+	pcp->high = high;
+	return sim;
+}
+
 /* vm.stat_refresh folds every diff: the estimate must then be the exact value, off by 1 here. */
 static struct mm_sim *fire_vmstat_exact(struct vfirst *r, struct where *w)
 {
@@ -1137,6 +1155,7 @@ static const struct {
 	{"INV-VMSTAT-DIFF", fire_vmstat_diff},
 	{"INV-VMSTAT-EXACT", fire_vmstat_exact},
 	{"INV-VMSTAT-SAFE", fire_vmstat_safe},
+	{"INV-VMSTAT-REARM", fire_vmstat_rearm},
 	{"INV-COMPACT-SCANNER-OVERLAP", fire_compact_overlap_migrate},
 	{"INV-COMPACT-SCANNER-OVERLAP", fire_compact_overlap_free},
 	{"INV-COMPACT-RESCAN", fire_compact_rescan},

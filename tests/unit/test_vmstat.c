@@ -369,6 +369,45 @@ START_TEST(test_fold_on_cpu_dead)
 END_TEST
 
 /*
+ * refresh_cpu_vm_stats() returns the kernel's changes, on which
+ * vmstat_update re-arms itself: nonzero while a pcp high can still decay
+ * or a diff was folded, 0 once the high is down to high_min with nothing
+ * folded (the worker lapses: vmstat_shepherd re-queues it for diffs only).
+ * CPU 0's high is raised to high_max on an empty list; each call decays it
+ * and must re-arm exactly while it stays above high_min, so the call that
+ * lands on high_min must not. A folded diff then re-arms once.
+ */
+START_TEST(test_vmstat_update_rearms_while_high_decays)
+{
+	struct mm_sim *sim = normal_machine(2, 65536, 1024);
+	struct zone *z = normal_zone(sim);
+	struct per_cpu_pages *pcp = &z->per_cpu_pageset[0];
+	int calls = 0;
+
+	mm_set_current_cpu(0);
+	(void)refresh_cpu_vm_stats(sim, 0); /* the boot's diffs folded */
+	ck_assert_int_eq(pcp->count, 0);
+	ck_assert_int_gt(pcp->high_max, pcp->high_min);
+	pcp->high = pcp->high_max;
+	while (pcp->high > pcp->high_min) {
+		int changes = refresh_cpu_vm_stats(sim, 0);
+		ck_assert_msg((changes != 0) == (pcp->high > pcp->high_min),
+			      "call %d: %d changes with high %d, high_min %d", calls, changes,
+			      pcp->high, pcp->high_min);
+		ck_assert_int_lt(++calls, 1000);
+	}
+	ck_assert_int_gt(calls, 1);
+	ck_assert_int_eq(refresh_cpu_vm_stats(sim, 0), 0);
+	z->per_cpu_zonestats[0].vm_stat_diff[NR_FREE_PAGES] = 1;
+	atomic_long_add(-1, &z->vm_stat[NR_FREE_PAGES]);
+	atomic_long_add(-1, &sim->vm_zone_stat[NR_FREE_PAGES]);
+	ck_assert_int_eq(refresh_cpu_vm_stats(sim, 0), 1);
+	ck_assert_int_eq(refresh_cpu_vm_stats(sim, 0), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * vm.stat_refresh (MM_OP_STAT_REFRESH), run by one CPU, folds every online
  * CPU's diffs: the estimate is then exact, with no violation reported.
  */
@@ -664,6 +703,7 @@ int main(void)
 	tcase_add_test(tc, test_drift_bound_after_switches);
 	tcase_add_test(tc, test_fold_on_cpu_dead);
 	tcase_add_test(tc, test_stat_refresh_folds_every_cpu);
+	tcase_add_test(tc, test_vmstat_update_rearms_while_high_decays);
 	tcase_add_test(tc, test_safe_snapshots_below_mark);
 	tcase_add_test(tc, test_min_exact_free_after_buddy_alloc);
 	suite_add_tcase(s, tc);
