@@ -1319,6 +1319,48 @@ START_TEST(test_kcompactd_checks_the_deferral_it_leaves)
 }
 END_TEST
 
+/*
+ * Direct compaction checks the deferral state each zone's pass leaves,
+ * on both of its paths (INV-COMPACT-DEFER): after a success, which calls
+ * compaction_defer_reset(), and after any other outcome. The planted
+ * compact_order_failed above max_order + 1 is one neither path lowers (a
+ * success raises it only to order + 1; an ASYNC pass or a skipped zone
+ * does not defer), so each path's check must report it, once. An empty
+ * zone passes at once; a zone filled to its last page is skipped.
+ */
+static const struct {
+	bool fill;
+	int result;
+} direct_defer_rows[] = {
+	{false, MM_COMPACT_SUCCESS},
+	{true, MM_COMPACT_SKIPPED},
+};
+
+START_TEST(test_direct_checks_the_deferral_it_leaves)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct zone *z = normal(sim);
+	struct vrec vr;
+	int rc;
+
+	mm_set_current_cpu(0);
+	if (direct_defer_rows[_i].fill)
+		fill(sim, 0, 256, 0, 0);
+	z->compact_order_failed = (int)sim->max_order + 2;
+	vrec_init(&vr);
+	mm_sim_set_violation_handler(sim, vrec_handler, &vr);
+	rc = mm_compact_zone(sim, 0, ZONE_NORMAL, 3, MM_COMPACT_PRIO_ASYNC, MM_MIGRATE_ASYNC,
+			     MIGRATE_MOVABLE);
+	ck_assert_msg(rc == direct_defer_rows[_i].result, "the pass ended %s",
+		      mm_compact_result_name(rc));
+	ck_assert_int_eq(z->compact_order_failed, (int)sim->max_order + 2);
+	ck_assert_msg(vr.n == 1 && vrec_has(&vr, "INV-COMPACT-DEFER"), "%u reports, first: %s",
+		      vr.n, vr.first);
+	z->compact_order_failed = 0;
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *compaction_suite(void)
 {
 	Suite *s = suite_create("compaction");
@@ -1375,6 +1417,8 @@ static Suite *compaction_suite(void)
 			    (int)ARRAY_SIZE(update_cached_rows));
 	tcase_add_test(tc, test_kcompactd_asks_deferral_of_managed_zones_only);
 	tcase_add_test(tc, test_kcompactd_checks_the_deferral_it_leaves);
+	tcase_add_loop_test(tc, test_direct_checks_the_deferral_it_leaves, 0,
+			    (int)ARRAY_SIZE(direct_defer_rows));
 	suite_add_tcase(s, tc);
 	return s;
 }
