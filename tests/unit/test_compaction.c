@@ -1289,6 +1289,23 @@ START_TEST(test_kcompactd_asks_deferral_of_managed_zones_only)
 }
 END_TEST
 
+/* compact_order_failed above max_order + 1, INV-COMPACT-DEFER's range, with reports recorded */
+static void plant_order_failed(struct zone *z, struct vrec *vr)
+{
+	z->compact_order_failed = (int)z->sim->max_order + 2;
+	vrec_init(vr);
+	mm_sim_set_violation_handler(z->sim, vrec_handler, vr);
+}
+
+/* The pass left the planted value, and its check reported it once. */
+static void expect_one_defer_report(struct zone *z, const struct vrec *vr)
+{
+	ck_assert_int_eq(z->compact_order_failed, (int)z->sim->max_order + 2);
+	ck_assert_msg(vr->n == 1 && vrec_has(vr, "INV-COMPACT-DEFER"), "%u reports, first: %s",
+		      vr->n, vr->first);
+	z->compact_order_failed = 0;
+}
+
 /*
  * kcompactd checks the deferral state each zone's pass leaves, as direct
  * compaction does (INV-COMPACT-DEFER): compact_order_failed planted above
@@ -1305,16 +1322,11 @@ START_TEST(test_kcompactd_checks_the_deferral_it_leaves)
 
 	mm_set_current_cpu(0);
 	fragment_for_update_cached(sim);
-	z->compact_order_failed = (int)sim->max_order + 2;
-	vrec_init(&vr);
-	mm_sim_set_violation_handler(sim, vrec_handler, &vr);
+	plant_order_failed(z, &vr);
 	ck_assert_int_eq(mm_kcompactd_step(sim, 0, 3), 0);
 	mm_sim_compact_stats(sim, &st);
 	ck_assert_uint_gt(st.compact_daemon_migrate_scanned, 0);
-	ck_assert_int_eq(z->compact_order_failed, (int)sim->max_order + 2);
-	ck_assert_msg(vr.n == 1 && vrec_has(&vr, "INV-COMPACT-DEFER"), "%u reports, first: %s",
-		      vr.n, vr.first);
-	z->compact_order_failed = 0;
+	expect_one_defer_report(z, &vr);
 	mm_sim_destroy(sim);
 }
 END_TEST
@@ -1346,17 +1358,12 @@ START_TEST(test_direct_checks_the_deferral_it_leaves)
 	mm_set_current_cpu(0);
 	if (direct_defer_rows[_i].fill)
 		fill(sim, 0, 256, 0, 0);
-	z->compact_order_failed = (int)sim->max_order + 2;
-	vrec_init(&vr);
-	mm_sim_set_violation_handler(sim, vrec_handler, &vr);
+	plant_order_failed(z, &vr);
 	rc = mm_compact_zone(sim, 0, ZONE_NORMAL, 3, MM_COMPACT_PRIO_ASYNC, MM_MIGRATE_ASYNC,
 			     MIGRATE_MOVABLE);
 	ck_assert_msg(rc == direct_defer_rows[_i].result, "the pass ended %s",
 		      mm_compact_result_name(rc));
-	ck_assert_int_eq(z->compact_order_failed, (int)sim->max_order + 2);
-	ck_assert_msg(vr.n == 1 && vrec_has(&vr, "INV-COMPACT-DEFER"), "%u reports, first: %s",
-		      vr.n, vr.first);
-	z->compact_order_failed = 0;
+	expect_one_defer_report(z, &vr);
 	mm_sim_destroy(sim);
 }
 END_TEST
