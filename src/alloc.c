@@ -778,10 +778,14 @@ long long mm_alloc_pages(struct mm_sim *sim, unsigned int order, unsigned int gf
 		/*
 		 * should_reclaim_retry() before OOM: reclaim made no progress, so
 		 * exhaust the highatomic reserve, a block per retry. Costly orders
-		 * without __GFP_RETRY_MAYFAIL give up before it.
+		 * without __GFP_RETRY_MAYFAIL give up before it. Each unreserve
+		 * retypes a pageblock, so no run retries more often than the machine
+		 * has pageblocks; the bound ends the loop where free lists a bug
+		 * corrupted keep a HIGHATOMIC head that no retype takes off.
 		 */
+		uint64_t retries = (sim->max_pfn >> sim->pageblock_order) + 1;
 		while (!page && (gfp & MM_GFP_DIRECT_RECLAIM) && order <= PAGE_ALLOC_COSTLY_ORDER &&
-		       unreserve_highatomic_pageblock(sim, &ac, true))
+		       retries-- && unreserve_highatomic_pageblock(sim, &ac, true))
 			page = get_page_from_freelist(sim, order, alloc_flags, &ac, owner, *gen);
 	}
 	if (!page) {

@@ -69,6 +69,41 @@ START_TEST(test_unreserve_before_oom)
 }
 END_TEST
 
+/*
+ * The unreserve retries end even on free lists a bug corrupted: every page
+ * on the HIGHATOMIC lists is made to look allocated, so no retype takes it
+ * off its list, and each unreserve finds the same head and says it made
+ * progress. An order-0 GFP_KERNEL request must still fail and return,
+ * after no more retries than the machine has pageblocks.
+ */
+START_TEST(test_unreserve_retries_end_on_corrupt_lists)
+{
+	struct mm_exec *ex = mm_exec_create();
+	struct mm_exec_opts o;
+	struct vrec vr;
+	long failed;
+	uint32_t gen;
+
+	mm_exec_opts_default(&o);
+	ck_assert_int_eq(exec_text(ex, RESERVED, &o, &vr, &failed), 0);
+	struct mm_sim *sim = mm_exec_sim(ex);
+	struct zone *z = normal(sim);
+	int listed = 0;
+	for (unsigned int ord = 0; ord <= sim->max_order; ord++)
+		for (uint32_t p = z->free_area[ord].head[MIGRATE_HIGHATOMIC]; p != PFN_NIL;
+		     p = sim->mem_map[p].lru.next, listed++)
+			sim->mem_map[p].state = PG_ALLOC;
+	ck_assert_int_gt(listed, 0);
+	mm_set_current_cpu(0);
+	ck_assert_int_lt(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, -1, 7, &gen), 0);
+	for (unsigned int ord = 0; ord <= sim->max_order; ord++)
+		for (uint32_t p = z->free_area[ord].head[MIGRATE_HIGHATOMIC]; p != PFN_NIL;
+		     p = sim->mem_map[p].lru.next)
+			sim->mem_map[p].state = PG_BUDDY;
+	mm_exec_destroy(ex);
+}
+END_TEST
+
 /* A request that may sleep but is costly gives up before the unreserve. */
 START_TEST(test_costly_keeps_reserve)
 {
@@ -555,6 +590,7 @@ static Suite *highatomic_suite(void)
 
 	tcase_add_test(tc, test_reserve_counts_free_highatomic);
 	tcase_add_test(tc, test_unreserve_before_oom);
+	tcase_add_test(tc, test_unreserve_retries_end_on_corrupt_lists);
 	tcase_add_test(tc, test_costly_keeps_reserve);
 	tcase_add_test(tc, test_unreserve_leaves_buddies_apart);
 	tcase_add_test(tc, test_unreserve_multiblock_buddy);
