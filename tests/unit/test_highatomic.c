@@ -24,6 +24,23 @@ static struct zone *normal(struct mm_sim *sim)
 	return &sim->node_data[0]->node_zones[ZONE_NORMAL];
 }
 
+/* RESERVED, run clean; its machine records violations in vr from now on, as CPU 0. */
+static struct mm_sim *reserved_machine(struct mm_exec *ex, struct vrec *vr)
+{
+	struct mm_exec_opts o;
+	long failed;
+
+	mm_exec_opts_default(&o);
+	ck_assert_int_eq(exec_text(ex, RESERVED "check\n", &o, vr, &failed), 0);
+	ck_assert_msg(vr->n == 0, "%s", vr->first);
+	struct mm_sim *sim = mm_exec_sim(ex);
+	ck_assert_uint_eq(normal(sim)->nr_reserved_highatomic, 512);
+	ck_assert_int_eq(normal(sim)->nr_free_highatomic, 78);
+	sim_record(sim, vr);
+	mm_set_current_cpu(0);
+	return sim;
+}
+
 /* The reserve: one pageblock, its free pages counted in nr_free_highatomic. */
 START_TEST(test_reserve_counts_free_highatomic)
 {
@@ -79,14 +96,9 @@ END_TEST
 START_TEST(test_unreserve_retries_end_on_corrupt_lists)
 {
 	struct mm_exec *ex = mm_exec_create();
-	struct mm_exec_opts o;
 	struct vrec vr;
-	long failed;
 	uint32_t gen;
-
-	mm_exec_opts_default(&o);
-	ck_assert_int_eq(exec_text(ex, RESERVED, &o, &vr, &failed), 0);
-	struct mm_sim *sim = mm_exec_sim(ex);
+	struct mm_sim *sim = reserved_machine(ex, &vr);
 	struct zone *z = normal(sim);
 	int listed = 0;
 	for (unsigned int ord = 0; ord <= sim->max_order; ord++)
@@ -94,7 +106,6 @@ START_TEST(test_unreserve_retries_end_on_corrupt_lists)
 		     p = sim->mem_map[p].lru.next, listed++)
 			sim->mem_map[p].state = PG_ALLOC;
 	ck_assert_int_gt(listed, 0);
-	mm_set_current_cpu(0);
 	ck_assert_int_lt(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, -1, 7, &gen), 0);
 	for (unsigned int ord = 0; ord <= sim->max_order; ord++)
 		for (uint32_t p = z->free_area[ord].head[MIGRATE_HIGHATOMIC]; p != PFN_NIL;
@@ -394,23 +405,6 @@ START_TEST(test_refusal_at_one_page_margin)
 	mm_exec_destroy(ex);
 }
 END_TEST
-
-/* RESERVED, run clean; its machine records violations in vr from now on, as CPU 0. */
-static struct mm_sim *reserved_machine(struct mm_exec *ex, struct vrec *vr)
-{
-	struct mm_exec_opts o;
-	long failed;
-
-	mm_exec_opts_default(&o);
-	ck_assert_int_eq(exec_text(ex, RESERVED "check\n", &o, vr, &failed), 0);
-	ck_assert_msg(vr->n == 0, "%s", vr->first);
-	struct mm_sim *sim = mm_exec_sim(ex);
-	ck_assert_uint_eq(normal(sim)->nr_reserved_highatomic, 512);
-	ck_assert_int_eq(normal(sim)->nr_free_highatomic, 78);
-	sim_record(sim, vr);
-	mm_set_current_cpu(0);
-	return sim;
-}
 
 /*
  * The two forms of the refusal check on RESERVED (an order-0 GFP_KERNEL
