@@ -215,10 +215,6 @@ long zone_page_state_snapshot(struct zone *zone, enum zone_stat_item item)
 }
 
 /*
- * models drain_zonestat(): folds one CPU's diffs of one zone. The model
- * takes zone->lock, which every diff update holds (see per_cpu_zonestat).
- */
-/*
  * One CPU's diffs of the zone folded, under zone->lock; each diff now
  * bounded by the threshold. global: NULL, or where each item's folded diff
  * is added (refresh_cpu_vm_stats()).
@@ -238,6 +234,10 @@ MM_SCAN_INLINE static inline void fold_cpu_diffs(struct zone *zone, struct per_c
 	}
 }
 
+/*
+ * models drain_zonestat(): folds one CPU's diffs of one zone. The model
+ * takes zone->lock, which every diff update holds (see per_cpu_zonestat).
+ */
 static void drain_zonestat_into(struct zone *zone, unsigned int cpu, long *global)
 {
 	if (!zone->per_cpu_zonestats || cpu >= zone->sim->nr_cpus)
