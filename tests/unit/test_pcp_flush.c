@@ -99,12 +99,6 @@ static void retype_block(struct mm_sim *sim, long long pfn, int old_mt, int new_
 
 static const char *const both[] = {NULL, "pcp-stale-migratetype"};
 
-/*
- * An order-0 allocation refills cpu0's list from the buddy (rmqueue_bulk():
- * a batch of MOVABLE pages stays listed) and its free lists one more
- * (free_unref_page()). Nothing retypes the block, so the variant's cached
- * types are right: the drain is clean with the variant and without.
- */
 /* A zone_highsize() policy below the kernel's 4 * batch floor: two batches. */
 static int highsize_two_batches(unsigned long total_pages, int batch, int nr_split_cpus)
 {
@@ -207,6 +201,12 @@ START_TEST(test_refill_at_high_equal_to_batch)
 }
 END_TEST
 
+/*
+ * An order-0 allocation refills cpu0's list from the buddy (rmqueue_bulk():
+ * a batch of MOVABLE pages stays listed) and its free lists one more
+ * (free_unref_page()). Nothing retypes the block, so the variant's cached
+ * types are right: the drain is clean with the variant and without.
+ */
 START_TEST(test_flush_without_retype_is_clean)
 {
 	struct vrec vr;
