@@ -223,12 +223,6 @@ static void prep_new_page(struct zone *zone, struct page *page, unsigned int ord
 }
 
 /*
- * The exact free pages an admitted allocation must leave, drift aside.
- * oracle_flags are the flags the gfp table entitles the pass to, not the
- * ones the allocator computed: a request handed reserves it may not use
- * is held to its own floor.
- */
-/*
  * The checker's count of the free highatomic pages: the HIGHATOMIC lists
  * walked, not nr_free_highatomic. Empty lists without a reserve: O(1).
  */
@@ -263,6 +257,12 @@ MM_NO_COVERAGE static long admission_mark(const struct zone *zone, unsigned int 
 	return (long)(READ_ONCE(zone->_watermark[wmark]) + boost);
 }
 
+/*
+ * The exact free pages an admitted allocation must leave, drift aside.
+ * oracle_flags are the flags the gfp table entitles the pass to, not the
+ * ones the allocator computed: a request handed reserves it may not use
+ * is held to its own floor.
+ */
 MM_NO_COVERAGE static long admission_floor(const struct zone *zone, unsigned int oracle_flags,
 					   int highest_zoneidx, unsigned int order,
 					   unsigned long boost)
