@@ -1249,6 +1249,50 @@ START_TEST(test_async_pass_updates_sync_cached_pfn)
 END_TEST
 
 /*
+ * compact_zone()'s end: the targets a pass did not use go back to the
+ * buddy, and the cached free pfn goes back up to the first block of the
+ * highest of them, so the next pass finds them (it never goes forward).
+ * Every page movable, every third busy; the even pages of blocks 7 and 0
+ * free, block 7's first so that the fast search, walking the order-0 list
+ * from its tail, finds them in its window: it takes block 7's targets and
+ * leaves the cached free pfn a block below (192). Block 0's five busy
+ * pages fail to migrate, so five targets in block 7 come back unused, and
+ * the eleven that moved make order-2 pages in block 0: SUCCESS.
+ */
+START_TEST(test_unused_targets_bring_cached_free_pfn_back)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct zone *z = normal(sim);
+	struct mm_compact_stats st;
+	unsigned long top_free = 0;
+	struct vrec vr;
+	int rc;
+
+	vrec_init(&vr);
+	mm_sim_set_violation_handler(sim, vrec_handler, &vr);
+	mm_set_current_cpu(0);
+	fill(sim, 0, 256, 0, 3);
+	for (uint64_t pfn = 224; pfn < 256; pfn += 2)
+		free_block_at(sim, pfn);
+	for (uint64_t pfn = 0; pfn < 32; pfn += 2)
+		free_block_at(sim, pfn);
+	rc = mm_compact_zone(sim, 0, ZONE_NORMAL, 2, MM_COMPACT_PRIO_SYNC_LIGHT,
+			     MM_MIGRATE_SYNC_LIGHT, MIGRATE_MOVABLE);
+	ck_assert_msg(rc == MM_COMPACT_SUCCESS, "the pass ended %s", mm_compact_result_name(rc));
+	mm_sim_compact_stats(sim, &st);
+	/* the premise: targets were taken from block 7 and some came back */
+	for (uint64_t pfn = 224; pfn < 256; pfn++)
+		top_free += pfn_to_page(sim, pfn)->state != PG_ALLOC;
+	ck_assert_uint_eq(st.pgmigrate_fail, 5);
+	ck_assert_uint_eq(top_free, 16 - st.pgmigrate_success);
+	ck_assert_msg(z->compact_cached_free_pfn == 224,
+		      "cached free pfn %llu after targets came back to block 224",
+		      (unsigned long long)z->compact_cached_free_pfn);
+	assert_clean_destroy(sim, &vr);
+}
+END_TEST
+
+/*
  * kcompactd_do_work(): an unpopulated zone is passed over before
  * compaction_deferred() is asked, and a deferred zone is asked (which
  * counts the consideration) and not compacted until its considerations
@@ -1422,6 +1466,7 @@ static Suite *compaction_suite(void)
 	tc = tcase_create("cached-pfns-and-deferral");
 	tcase_add_loop_test(tc, test_async_pass_updates_sync_cached_pfn, 0,
 			    (int)ARRAY_SIZE(update_cached_rows));
+	tcase_add_test(tc, test_unused_targets_bring_cached_free_pfn_back);
 	tcase_add_test(tc, test_kcompactd_asks_deferral_of_managed_zones_only);
 	tcase_add_test(tc, test_kcompactd_checks_the_deferral_it_leaves);
 	tcase_add_loop_test(tc, test_direct_checks_the_deferral_it_leaves, 0,
