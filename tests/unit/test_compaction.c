@@ -706,6 +706,49 @@ START_TEST(test_skip_hint_shadow_pass)
 END_TEST
 
 /*
+ * A pass whose free scanner marked a block is not compared (the file
+ * comment of compaction_shadow.c): the kernel's free scanner marks the
+ * target blocks it empties too, and a migration scanner that then skips
+ * one fails where a blind pass would not. The pass of the test above,
+ * with block 7 holding one free page, freed first so that the fast
+ * search finds it at the order-0 list's tail: isolating around it empties
+ * the block, which fast_isolate_around() marks. The pass fails, the blind
+ * one would succeed, and the checker stays silent.
+ */
+/* As lru_skip_every_page(), from a block's third LRU page on: three sources a block. */
+static bool lru_skip_from_third_page(struct compact_control *cc, uint64_t valid_pfn,
+				     uint64_t lru_pfn, bool *skip_updated)
+{
+	if ((lru_pfn & 31) < 4)
+		return false;
+	return lru_skip_every_page(cc, valid_pfn, lru_pfn, skip_updated);
+}
+
+START_TEST(test_skip_hint_ignores_free_side_marks)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct vrec vr;
+
+	vrec_init(&vr);
+	mm_sim_set_violation_handler(sim, vrec_handler, &vr);
+	fill(sim, 0, 256, 0, 0);
+	free_block_at(sim, 255);
+	for (uint64_t pfn = 1; pfn < 224; pfn += 2)
+		free_block_at(sim, pfn);
+	sim->policy.compact_lru_skip = lru_skip_from_third_page;
+	ck_assert_int_ne(mm_compact_zone(sim, 0, ZONE_NORMAL, 4, MM_COMPACT_PRIO_SYNC_LIGHT,
+					 MM_MIGRATE_SYNC_LIGHT, MIGRATE_MOVABLE),
+			 MM_COMPACT_SUCCESS);
+	/* the premise: the free scanner marked block 7, which the migration scanner never reached
+	 */
+	ck_assert(get_pageblock_skip(sim, 224));
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * The same shadow pass over the executor's allocations: the blind pass
  * moves pages their handles follow, and putting back the real pass's
  * state puts back the handles too. Afterwards every live handle reaches
@@ -1449,6 +1492,7 @@ static Suite *compaction_suite(void)
 	tcase_add_loop_test(tc, test_failed_round_ends_at_the_check, 0, 2);
 	tcase_add_test(tc, test_exec_handles_follow_migration);
 	tcase_add_test(tc, test_skip_hint_shadow_pass);
+	tcase_add_test(tc, test_skip_hint_ignores_free_side_marks);
 	tcase_add_test(tc, test_shadow_pass_keeps_exec_handles);
 	tcase_add_test(tc, test_shadow_pass_leaves_no_trace);
 	tcase_add_test(tc, test_fill_pool_reuse);
