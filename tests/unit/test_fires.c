@@ -995,6 +995,41 @@ START_TEST(test_compact_round_bound)
 }
 END_TEST
 
+static void free_visit_all(struct compact_control *cc)
+{
+	for (uint64_t pfn = 0; pfn < 64; pfn += 4)
+		compact_check_free_visit(cc, pfn);
+}
+
+/*
+ * compact_check_pass_begin() forgets the last pass in every block of the
+ * zone, the last block too: a pass the free scanner crossed, then two
+ * passes that entered each of small(1)'s 16 blocks the most times the
+ * bound allows (4), then the free scanner again, all without a report.
+ */
+START_TEST(test_pass_begin_forgets_every_block)
+{
+	struct compact_control cc;
+	struct mm_sim *sim = compact_pass(&cc);
+	struct vfirst r = {.want = "INV-COMPACT-SCANNER-OVERLAP"};
+
+	record(sim, &r);     /* the free visits' target oracle judges the boot's blocks too */
+	free_visit_all(&cc); /* a pass the free scanner crossed */
+	for (int pass = 0; pass < 2; pass++) {
+		compact_check_pass_begin(&cc);
+		for (uint64_t pfn = 0; pfn < 64; pfn += 4)
+			for (int entry = 0; entry < 4; entry++)
+				ck_assert_msg(compact_check_migrate_visit(&cc, pfn),
+					      "pass %d: entry %d of block %llu refused", pass,
+					      entry, (unsigned long long)pfn / 4);
+	}
+	compact_check_pass_begin(&cc);
+	free_visit_all(&cc);
+	ck_assert_msg(!r.seen, "%s at pfn %lld", r.want, r.v.pfn);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* One of the deferral fields out of the kernel's bounds, by which (0..2). */
 static struct mm_sim *defer_out_of_bounds(struct vfirst *r, struct where *w, int which)
 {
@@ -1839,6 +1874,7 @@ static Suite *fires_suite(void)
 
 	tcase_add_loop_test(tc, test_fires, 0, (int)ARRAY_SIZE(fires));
 	tcase_add_loop_test(tc, test_compact_round_bound, 0, 2 * 11);
+	tcase_add_test(tc, test_pass_begin_forgets_every_block);
 	tcase_add_test(tc, test_names_out_of_range);
 	tcase_add_test(tc, test_free_diff_out_of_range);
 	tcase_add_test(tc, test_drain_zonestat_out_of_range);
