@@ -342,6 +342,38 @@ START_TEST(test_reset_isolation_suitable)
 }
 END_TEST
 
+/*
+ * The two ends walk a pageblock a step until they meet: when the zone
+ * spans 2k pageblocks and one page, both reach the middle block's start
+ * at the same step and the walk ends there (migrate_pfn < free_pfn), so
+ * that block is neither side's and keeps its bit. 257 pages filled with
+ * movable ones (the buddy's first is the lone page 256, its last leaves
+ * 255 free), 256 freed, all nine blocks marked: the reset clears blocks
+ * 0-3 as sources and 5-7 as targets (LRU pages, once the free side found
+ * its restart block, 8); block 4 keeps its bit.
+ */
+START_TEST(test_reset_walk_ends_where_the_ends_meet)
+{
+	struct mm_sim *sim = compaction_sim(0, 257, NULL);
+	struct zone *z = normal(sim);
+
+	fill(sim, 0, 256, 0, 0);
+	ck_assert_uint_eq(mm_fill_live(sim), 256);
+	free_block_at(sim, 256); /* the free side's restart block */
+	for (uint64_t pfn = 0; pfn < 257; pfn += 32)
+		set_pageblock_skip(sim, pfn);
+	z->compact_blockskip_flush = true;
+	mm_reset_isolation_suitable(sim, 0);
+	for (uint64_t pfn = 0; pfn < 257; pfn += 32)
+		ck_assert_msg(get_pageblock_skip(sim, pfn) == (pfn == 128),
+			      "block at %llu: skip bit %d after the reset", (unsigned long long)pfn,
+			      get_pageblock_skip(sim, pfn));
+	ck_assert_uint_eq(z->compact_cached_migrate_pfn[0], 0);
+	ck_assert_uint_eq(z->compact_cached_free_pfn, 256);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------
  * fast_find_migrateblock(): the search window
  * ---------------------------------------------------------------------- */
@@ -1465,6 +1497,7 @@ static Suite *compaction_suite(void)
 	tcase_add_test(tc, test_skip_test_pfn_policies);
 	tcase_add_test(tc, test_lru_skip_policies);
 	tcase_add_test(tc, test_reset_isolation_suitable);
+	tcase_add_test(tc, test_reset_walk_ends_where_the_ends_meet);
 	tcase_add_test(tc, test_migrate_scanner_honours_skip_bit);
 	tcase_add_loop_test(tc, test_cached_migrate_by_mode, 0, 3);
 	tcase_add_loop_test(tc, test_migration_source_table, 0, 18);
