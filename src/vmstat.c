@@ -461,15 +461,12 @@ void _mm_vmstat_note_free(struct zone *zone)
 		zone->min_exact_free = exact;
 }
 
+/* zone_init() zeroed the zone itself; its CPUs' diffs live in the machine's buffer. */
 MM_SCAN void _mm_vmstat_init_zone(struct zone *zone)
 {
 	for (unsigned int cpu = 0; cpu < zone->sim->nr_cpus; cpu++)
 		zone->per_cpu_zonestats[cpu] = (struct per_cpu_zonestat){0};
-	zone->percpu_drift_mark = 0;
-	for (int item = 0; item < NR_VM_ZONE_STAT_ITEMS; item++)
-		zone->vm_stat_exact[item] = 0;
 	zone->min_exact_free = LONG_MAX;
-	zone->max_drift = 0;
 }
 
 /*
