@@ -478,7 +478,7 @@ static void compact_kernel_pair(unsigned int order, int *prio, int *mode)
 int mm_compact_zone(struct mm_sim *sim, int node, enum zone_type zt, unsigned int order, int prio,
 		    int mode, int migratetype)
 {
-	struct zone *zonelist[2] = {NULL, NULL};
+	struct zone *zonelist[] = {NULL, NULL}; /* one zone, then the end */
 
 	if (node < 0 || (unsigned int)node >= sim->nr_nodes || (unsigned int)zt >= MAX_NR_ZONES ||
 	    order > sim->max_order)
