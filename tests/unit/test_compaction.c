@@ -737,16 +737,6 @@ START_TEST(test_skip_hint_shadow_pass)
 }
 END_TEST
 
-/*
- * A pass whose free scanner marked a block is not compared (the file
- * comment of compaction_shadow.c): the kernel's free scanner marks the
- * target blocks it empties too, and a migration scanner that then skips
- * one fails where a blind pass would not. The pass of the test above,
- * with block 7 holding one free page, freed first so that the fast
- * search finds it at the order-0 list's tail: isolating around it empties
- * the block, which fast_isolate_around() marks. The pass fails, the blind
- * one would succeed, and the checker stays silent.
- */
 /* As lru_skip_every_page(), from a block's third LRU page on: three sources a block. */
 static bool lru_skip_from_third_page(struct compact_control *cc, uint64_t valid_pfn,
 				     uint64_t lru_pfn, bool *skip_updated)
@@ -756,6 +746,17 @@ static bool lru_skip_from_third_page(struct compact_control *cc, uint64_t valid_
 	return lru_skip_every_page(cc, valid_pfn, lru_pfn, skip_updated);
 }
 
+/*
+ * A pass whose free scanner marked a block is not compared (the file
+ * comment of compaction_shadow.c): the kernel's free scanner marks the
+ * target blocks it empties too, and a migration scanner that then skips
+ * one fails where a blind pass would not. The odd pages of blocks 0-6
+ * free, and one page of block 7, freed first so that the fast search
+ * finds it at the order-0 list's tail; three sources a block need more
+ * targets, so isolating around it empties block 7, which
+ * fast_isolate_around() marks. The pass fails, the blind one would
+ * succeed, and the checker stays silent.
+ */
 START_TEST(test_skip_hint_ignores_free_side_marks)
 {
 	struct mm_sim *sim = compaction_sim(0, 256, NULL);
@@ -771,8 +772,7 @@ START_TEST(test_skip_hint_ignores_free_side_marks)
 	ck_assert_int_ne(mm_compact_zone(sim, 0, ZONE_NORMAL, 4, MM_COMPACT_PRIO_SYNC_LIGHT,
 					 MM_MIGRATE_SYNC_LIGHT, MIGRATE_MOVABLE),
 			 MM_COMPACT_SUCCESS);
-	/* the premise: the free scanner marked block 7, which the migration scanner never reached
-	 */
+	/* the premise: the free scanner marked block 7, never the migration scanner's */
 	ck_assert(get_pageblock_skip(sim, 224));
 	ck_assert_msg(vr.n == 0, "%s", vr.first);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
