@@ -1017,6 +1017,37 @@ START_TEST(test_failed_round_ends_at_the_check)
 END_TEST
 
 /*
+ * The migration scanner counts every pfn of a block it crosses: a free
+ * buddy it steps over counts its 2^order pages (isolate_migratepages_block()
+ * adds (1 << order) - 1 to the one of its head). Every fourth pair of
+ * pages free, so the free blocks are order-1 buddies and the pages between
+ * them movable: an order-3 pass moves block 0's sixteen pages out in its
+ * first round, which frees the whole block (SUCCESS), having scanned its
+ * 32 pfns.
+ */
+START_TEST(test_migrate_scanned_counts_free_buddies)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct mm_compact_stats st;
+	int rc;
+
+	fill(sim, 0, 256, 0, 0);
+	free_pattern(sim, 4, 0);
+	free_pattern(sim, 4, 1);
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free[1], 64);
+	rc = mm_compact_zone(sim, 0, ZONE_NORMAL, 3, MM_COMPACT_PRIO_SYNC_LIGHT,
+			     MM_MIGRATE_SYNC_LIGHT, MIGRATE_MOVABLE);
+	ck_assert_msg(rc == MM_COMPACT_SUCCESS, "the pass ended %s", mm_compact_result_name(rc));
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_uint_eq(st.pgmigrate_success, 16);
+	ck_assert_msg(st.compact_migrate_scanned == 32, "%llu pfns scanned, want 32",
+		      st.compact_migrate_scanned);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * An executor runs program after program, as a fuzz target does: its
  * handle array stays from a program that allocated while the next one
  * has none. A failing compaction pass of that one is saved and rerun by
@@ -1523,6 +1554,7 @@ static Suite *compaction_suite(void)
 	tcase_add_test(tc, test_targets_run_out_contended);
 	tcase_add_test(tc, test_exec_reused_without_handles);
 	tcase_add_loop_test(tc, test_failed_round_ends_at_the_check, 0, 2);
+	tcase_add_test(tc, test_migrate_scanned_counts_free_buddies);
 	tcase_add_test(tc, test_exec_handles_follow_migration);
 	tcase_add_test(tc, test_skip_hint_shadow_pass);
 	tcase_add_test(tc, test_skip_hint_ignores_free_side_marks);
