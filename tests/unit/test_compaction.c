@@ -1355,6 +1355,43 @@ START_TEST(test_async_pass_updates_sync_cached_pfn)
 END_TEST
 
 /*
+ * isolate_migratepages(): async direct compaction takes its sources from
+ * blocks of the request's mobility only, and moves the cached migrate
+ * pfn past each block it turns away, since all the blocks between the
+ * scanners may be unsuitable and then the scanners never meet.
+ * fragment_for_update_cached()'s machine with block 0 retyped UNMOVABLE:
+ * an async order-3 pass turns block 0 away and isolates in block 1 (so
+ * block 1's own scan moves nothing cached) until an order-5 block is
+ * free. [0] must end at block 0's end, 64; the sync pfn ([1], kept apart
+ * so that update_cached stays off) is not the async pass's to move.
+ */
+START_TEST(test_async_pass_caches_past_unsuitable_blocks)
+{
+	struct mm_sim *sim = compaction_sim(0, 256, NULL);
+	struct zone *z = normal(sim);
+	int rc;
+
+	mm_set_current_cpu(0);
+	fragment_for_update_cached(sim);
+	zone_lock(z); /* its free blocks go with it */
+	__move_freepages_block(z, 0, MIGRATE_MOVABLE, MIGRATE_UNMOVABLE);
+	set_pageblock_migratetype(sim, 0, MIGRATE_UNMOVABLE);
+	zone_unlock(z);
+	z->compact_cached_migrate_pfn[0] = 0;
+	z->compact_cached_migrate_pfn[1] = 128;
+	rc = mm_compact_zone(sim, 0, ZONE_NORMAL, 3, MM_COMPACT_PRIO_ASYNC, MM_MIGRATE_ASYNC,
+			     MIGRATE_MOVABLE);
+	ck_assert_msg(rc == MM_COMPACT_SUCCESS, "the pass ended %s", mm_compact_result_name(rc));
+	ck_assert_msg(z->compact_cached_migrate_pfn[0] == 64,
+		      "[0] at %llu after block 0 was turned away",
+		      (unsigned long long)z->compact_cached_migrate_pfn[0]);
+	ck_assert_uint_eq(z->compact_cached_migrate_pfn[1], 128);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * compact_zone()'s end: the targets a pass did not use go back to the
  * buddy, and the cached free pfn goes back up to the first block of the
  * highest of them, so the next pass finds them (it never goes forward).
@@ -1576,6 +1613,7 @@ static Suite *compaction_suite(void)
 	tcase_add_loop_test(tc, test_async_pass_updates_sync_cached_pfn, 0,
 			    (int)ARRAY_SIZE(update_cached_rows));
 	tcase_add_test(tc, test_unused_targets_bring_cached_free_pfn_back);
+	tcase_add_test(tc, test_async_pass_caches_past_unsuitable_blocks);
 	tcase_add_test(tc, test_kcompactd_asks_deferral_of_managed_zones_only);
 	tcase_add_test(tc, test_kcompactd_checks_the_deferral_it_leaves);
 	tcase_add_loop_test(tc, test_direct_checks_the_deferral_it_leaves, 0,
