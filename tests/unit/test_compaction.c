@@ -1333,12 +1333,21 @@ static void fragment_for_update_cached(struct mm_sim *sim)
 	free_pattern(sim, 2, 0);
 }
 
+/*
+ * The third row retypes block 0 UNMOVABLE (its free blocks with it):
+ * async direct compaction takes sources of the request's mobility only,
+ * and isolate_migratepages() moves [0] past each block it turns away,
+ * since the scanners may never meet when every block between them is
+ * unsuitable. [0] ends at block 0's end, 64, in every row.
+ */
 static const struct {
 	uint64_t sync_pfn; /* compact_cached_migrate_pfn[1] at the start; [0] is 0 */
 	uint64_t want;	   /* [1] after the pass */
+	bool block0_unmovable;
 } update_cached_rows[] = {
-	{0, 64},    /* equal: [1] follows [0] past block 0 */
-	{128, 128}, /* apart: [1] stays where the sync scanner left it */
+	{0, 64, false},	   /* equal: [1] follows [0] past block 0 */
+	{128, 128, false}, /* apart: [1] stays where the sync scanner left it */
+	{128, 128, true},  /* block 0 turned away, not scanned */
 };
 
 START_TEST(test_async_pass_updates_sync_cached_pfn)
@@ -1349,54 +1358,24 @@ START_TEST(test_async_pass_updates_sync_cached_pfn)
 
 	mm_set_current_cpu(0);
 	fragment_for_update_cached(sim);
+	if (update_cached_rows[_i].block0_unmovable) {
+		zone_lock(z);
+		__move_freepages_block(z, 0, MIGRATE_MOVABLE, MIGRATE_UNMOVABLE);
+		set_pageblock_migratetype(sim, 0, MIGRATE_UNMOVABLE);
+		zone_unlock(z);
+	}
 	z->compact_cached_migrate_pfn[0] = 0;
 	z->compact_cached_migrate_pfn[1] = update_cached_rows[_i].sync_pfn;
 	rc = mm_compact_zone(sim, 0, ZONE_NORMAL, 3, MM_COMPACT_PRIO_ASYNC, MM_MIGRATE_ASYNC,
 			     MIGRATE_MOVABLE);
 	ck_assert_msg(rc == MM_COMPACT_SUCCESS, "the pass ended %s", mm_compact_result_name(rc));
-	ck_assert_uint_ge(z->compact_cached_migrate_pfn[0], 64);
+	ck_assert_msg(z->compact_cached_migrate_pfn[0] == 64, "[0] at %llu after the pass",
+		      (unsigned long long)z->compact_cached_migrate_pfn[0]);
 	ck_assert_msg(z->compact_cached_migrate_pfn[1] == update_cached_rows[_i].want,
 		      "[1] started at %llu: %llu after the pass, want %llu",
 		      (unsigned long long)update_cached_rows[_i].sync_pfn,
 		      (unsigned long long)z->compact_cached_migrate_pfn[1],
 		      (unsigned long long)update_cached_rows[_i].want);
-	ck_assert_uint_eq(mm_check_full(sim), 0);
-	mm_sim_destroy(sim);
-}
-END_TEST
-
-/*
- * isolate_migratepages(): async direct compaction takes its sources from
- * blocks of the request's mobility only, and moves the cached migrate
- * pfn past each block it turns away, since all the blocks between the
- * scanners may be unsuitable and then the scanners never meet.
- * fragment_for_update_cached()'s machine with block 0 retyped UNMOVABLE:
- * an async order-3 pass turns block 0 away and isolates in block 1 (so
- * block 1's own scan moves nothing cached) until an order-5 block is
- * free. [0] must end at block 0's end, 64; the sync pfn ([1], kept apart
- * so that update_cached stays off) is not the async pass's to move.
- */
-START_TEST(test_async_pass_caches_past_unsuitable_blocks)
-{
-	struct mm_sim *sim = compaction_sim(0, 256, NULL);
-	struct zone *z = normal(sim);
-	int rc;
-
-	mm_set_current_cpu(0);
-	fragment_for_update_cached(sim);
-	zone_lock(z); /* its free blocks go with it */
-	__move_freepages_block(z, 0, MIGRATE_MOVABLE, MIGRATE_UNMOVABLE);
-	set_pageblock_migratetype(sim, 0, MIGRATE_UNMOVABLE);
-	zone_unlock(z);
-	z->compact_cached_migrate_pfn[0] = 0;
-	z->compact_cached_migrate_pfn[1] = 128;
-	rc = mm_compact_zone(sim, 0, ZONE_NORMAL, 3, MM_COMPACT_PRIO_ASYNC, MM_MIGRATE_ASYNC,
-			     MIGRATE_MOVABLE);
-	ck_assert_msg(rc == MM_COMPACT_SUCCESS, "the pass ended %s", mm_compact_result_name(rc));
-	ck_assert_msg(z->compact_cached_migrate_pfn[0] == 64,
-		      "[0] at %llu after block 0 was turned away",
-		      (unsigned long long)z->compact_cached_migrate_pfn[0]);
-	ck_assert_uint_eq(z->compact_cached_migrate_pfn[1], 128);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 	mm_sim_destroy(sim);
 }
@@ -1624,7 +1603,6 @@ static Suite *compaction_suite(void)
 	tcase_add_loop_test(tc, test_async_pass_updates_sync_cached_pfn, 0,
 			    (int)ARRAY_SIZE(update_cached_rows));
 	tcase_add_test(tc, test_unused_targets_bring_cached_free_pfn_back);
-	tcase_add_test(tc, test_async_pass_caches_past_unsuitable_blocks);
 	tcase_add_test(tc, test_kcompactd_asks_deferral_of_managed_zones_only);
 	tcase_add_test(tc, test_kcompactd_checks_the_deferral_it_leaves);
 	tcase_add_loop_test(tc, test_direct_checks_the_deferral_it_leaves, 0,
