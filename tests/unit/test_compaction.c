@@ -82,6 +82,13 @@ static void free_block_at(struct mm_sim *sim, uint64_t pfn)
 	h->pfn = -1;
 }
 
+/* Frees the fill blocks at every other pfn of [start, end), in that order. */
+static void free_every_other_at(struct mm_sim *sim, uint64_t start, uint64_t end)
+{
+	for (uint64_t pfn = start; pfn < end; pfn += 2)
+		free_block_at(sim, pfn);
+}
+
 static struct compact_control cc_for(struct mm_sim *sim, int order, uint64_t migrate_pfn,
 				     uint64_t free_pfn)
 {
@@ -766,8 +773,7 @@ START_TEST(test_skip_hint_ignores_free_side_marks)
 	mm_sim_set_violation_handler(sim, vrec_handler, &vr);
 	fill(sim, 0, 256, 0, 0);
 	free_block_at(sim, 255);
-	for (uint64_t pfn = 1; pfn < 224; pfn += 2)
-		free_block_at(sim, pfn);
+	free_every_other_at(sim, 1, 224);
 	sim->policy.compact_lru_skip = lru_skip_from_third_page;
 	ck_assert_int_ne(mm_compact_zone(sim, 0, ZONE_NORMAL, 4, MM_COMPACT_PRIO_SYNC_LIGHT,
 					 MM_MIGRATE_SYNC_LIGHT, MIGRATE_MOVABLE),
@@ -844,10 +850,8 @@ static struct mm_sim *shadow_twin(bool rerun, bool top_first, struct vrec *vr)
 	sim_record(sim, vr);
 	fill(sim, 0, 256, 0, 0);
 	if (top_first) {
-		for (uint64_t pfn = 225; pfn < 232; pfn += 2)
-			free_block_at(sim, pfn);
-		for (uint64_t pfn = 1; pfn < 224; pfn += 2)
-			free_block_at(sim, pfn);
+		free_every_other_at(sim, 225, 232);
+		free_every_other_at(sim, 1, 224);
 	} else {
 		free_pattern(sim, 2, 1);
 	}
@@ -1405,10 +1409,8 @@ START_TEST(test_unused_targets_bring_cached_free_pfn_back)
 	mm_sim_set_violation_handler(sim, vrec_handler, &vr);
 	mm_set_current_cpu(0);
 	fill(sim, 0, 256, 0, 3);
-	for (uint64_t pfn = 224; pfn < 256; pfn += 2)
-		free_block_at(sim, pfn);
-	for (uint64_t pfn = 0; pfn < 32; pfn += 2)
-		free_block_at(sim, pfn);
+	free_every_other_at(sim, 224, 256);
+	free_every_other_at(sim, 0, 32);
 	rc = mm_compact_zone(sim, 0, ZONE_NORMAL, 2, MM_COMPACT_PRIO_SYNC_LIGHT,
 			     MM_MIGRATE_SYNC_LIGHT, MIGRATE_MOVABLE);
 	ck_assert_msg(rc == MM_COMPACT_SUCCESS, "the pass ended %s", mm_compact_result_name(rc));
