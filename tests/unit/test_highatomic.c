@@ -93,6 +93,18 @@ END_TEST
  * progress. An order-0 GFP_KERNEL request must still fail and return,
  * after no more retries than the machine has pageblocks.
  */
+/* Sets the state of every page on the zone's HIGHATOMIC lists; returns how many. */
+static int set_highatomic_listed_state(struct mm_sim *sim, struct zone *z, uint8_t state)
+{
+	int listed = 0;
+
+	for (unsigned int ord = 0; ord <= sim->max_order; ord++)
+		for (uint32_t p = z->free_area[ord].head[MIGRATE_HIGHATOMIC]; p != PFN_NIL;
+		     p = sim->mem_map[p].lru.next, listed++)
+			sim->mem_map[p].state = state;
+	return listed;
+}
+
 START_TEST(test_unreserve_retries_end_on_corrupt_lists)
 {
 	struct mm_exec *ex = mm_exec_create();
@@ -100,17 +112,10 @@ START_TEST(test_unreserve_retries_end_on_corrupt_lists)
 	uint32_t gen;
 	struct mm_sim *sim = reserved_machine(ex, &vr);
 	struct zone *z = normal(sim);
-	int listed = 0;
-	for (unsigned int ord = 0; ord <= sim->max_order; ord++)
-		for (uint32_t p = z->free_area[ord].head[MIGRATE_HIGHATOMIC]; p != PFN_NIL;
-		     p = sim->mem_map[p].lru.next, listed++)
-			sim->mem_map[p].state = PG_ALLOC;
-	ck_assert_int_gt(listed, 0);
+
+	ck_assert_int_gt(set_highatomic_listed_state(sim, z, PG_ALLOC), 0);
 	ck_assert_int_lt(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, -1, 7, &gen), 0);
-	for (unsigned int ord = 0; ord <= sim->max_order; ord++)
-		for (uint32_t p = z->free_area[ord].head[MIGRATE_HIGHATOMIC]; p != PFN_NIL;
-		     p = sim->mem_map[p].lru.next)
-			sim->mem_map[p].state = PG_BUDDY;
+	set_highatomic_listed_state(sim, z, PG_BUDDY); /* as they were, for the teardown */
 	mm_exec_destroy(ex);
 }
 END_TEST
