@@ -748,13 +748,12 @@ MM_NO_COVERAGE int _mm_pcpu_state_reset(struct mm_sim *sim)
 		INIT_LIST_HEAD(&s->percpu_counters);
 		sim->pcc = s;
 	} else {
-		pcpu_state_teardown(sim);
+		pcpu_state_teardown(sim); /* each counter off the list: it is empty again */
 	}
 	s->pcpu_live = 0;
 	_mm_pcpu_fail_countdown = 0;
 	_mm_pcpu_in_fork = false;
 	s->touched = false;
-	/* teardown took every counter off the list: it is empty here */
 	memset(s->mm, 0, sizeof(s->mm));
 	compute_batch_value(sim);
 	if (percpu_counter_init_many(sim, s->ctr, 0, MM_MAX_PCPU_COUNTERS) ||
