@@ -343,7 +343,9 @@ MM_NO_COVERAGE static void check_flush_migratetype(struct zone *zone, uint64_t p
 /*
  * models free_pcppages_bulk(): count pages back to the buddy under one
  * zone->lock hold, round-robin over the lists from pindex, each list from
- * its tail (the coldest pages). Returns the pages freed.
+ * its tail (the coldest pages). Returns the pages freed. A count of 0
+ * (nr_pcp_free() when high equals batch) still takes the lock, as the
+ * kernel's does: that round trip is a cost a sizing policy pays.
  */
 static int free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_pages *pcp, int pindex)
 {
@@ -352,8 +354,6 @@ static int free_pcppages_bulk(struct zone *zone, int count, struct per_cpu_pages
 
 	if (count > pcp->count)
 		count = pcp->count;
-	if (count <= 0)
-		return 0;
 	pindex = pindex - 1;
 	zone_lock(zone);
 	count_event(sim, pcp_bulk_frees);

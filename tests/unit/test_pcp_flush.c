@@ -202,6 +202,43 @@ START_TEST(test_refill_at_high_equal_to_batch)
 END_TEST
 
 /*
+ * With high equal to batch, nr_pcp_free() asks free_pcppages_bulk() for
+ * clamp(free_count, batch, high - batch) = 0 pages. The kernel's function
+ * has no early return: it takes zone->lock, frees nothing and lets go.
+ * Under pcp-high-equals-batch (batch and high 15), 20 order-0 frees on a
+ * drained list flush at each of the last six (count 15..20 >= 15): six
+ * lock round trips, no page back to the buddy, all 20 still listed.
+ */
+START_TEST(test_empty_flush_takes_zone_lock)
+{
+	struct vrec vr;
+	struct mm_sim *sim = flush_sim("pcp-high-equals-batch", &vr);
+	const struct per_cpu_pages *pcp =
+		&sim->node_data[0]->node_zones[ZONE_NORMAL].per_cpu_pageset[0];
+	long long pfn[20];
+	uint32_t gen[20];
+	struct mm_stats st0, st;
+
+	for (int i = 0; i < 20; i++) {
+		pfn[i] = mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, (uint32_t)i, &gen[i]);
+		ck_assert_int_ge(pfn[i], 0);
+	}
+	mm_drain_local_pages(sim);
+	ck_assert_int_eq(pcp->count, 0);
+	st0 = sim_stats(sim);
+	for (int i = 0; i < 20; i++)
+		mm_free_pages(sim, (uint64_t)pfn[i], 0, (uint32_t)i, gen[i]);
+	st = sim_stats(sim);
+	ck_assert_int_eq(pcp->count, 20);
+	ck_assert_uint_eq(st.pcp_drains_high - st0.pcp_drains_high, 6);
+	ck_assert_uint_eq(st.pcp_bulk_frees - st0.pcp_bulk_frees, 6);
+	ck_assert_uint_eq(st.pcp_pages_flushed - st0.pcp_pages_flushed, 0);
+	ck_assert(!vrec_has(&vr, "INV-PCP-FLUSH"));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * An order-0 allocation refills cpu0's list from the buddy (rmqueue_bulk():
  * a batch of MOVABLE pages stays listed) and its free lists one more
  * (free_unref_page()). Nothing retypes the block, so the variant's cached
@@ -445,6 +482,7 @@ static Suite *pcp_flush_suite(void)
 	tcase_add_test(tc, test_flush_count_bound);
 	tcase_add_test(tc, test_reclaim_active_high_is_the_smaller);
 	tcase_add_test(tc, test_refill_at_high_equal_to_batch);
+	tcase_add_test(tc, test_empty_flush_takes_zone_lock);
 	tcase_add_loop_test(tc, test_policy_batch_at_least_one, 0, (int)ARRAY_SIZE(policy_batches));
 	tcase_add_loop_test(tc, test_flush_without_retype_is_clean, 0, (int)ARRAY_SIZE(both));
 	tcase_add_loop_test(tc, test_flush_of_page_freed_after_retype_is_clean, 0,
