@@ -305,6 +305,7 @@ struct mm_policy {
 	bool highatomic_unusable_reserved; /* c928807f6f6b's fix undone */
 	bool boost_wake_without_boost;	   /* 597c892038e0's fix undone */
 	bool boost_decay_whole_node;	   /* balance_pgdat() takes back every zone's boost */
+	bool vmstat_decay_no_rearm;	   /* refresh_cpu_vm_stats() drops the decay's work */
 
 	/* percpu_counter, vm_committed_as, rss (seeds 003, 004) */
 	bool commit_switch_no_sync;    /* NEVER published before the new batch, no sync */

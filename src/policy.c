@@ -138,6 +138,11 @@ static void boost_decay_whole_node(struct mm_policy *p)
 	p->boost_decay_whole_node = true;
 }
 
+static void vmstat_decay_no_rearm(struct mm_policy *p)
+{
+	p->vmstat_decay_no_rearm = true;
+}
+
 /*
  * One row per variant: what mmfuzz variants lists (docs/variants.md's
  * index is checked against it by ctest) and the switch that applies it.
@@ -250,6 +255,11 @@ static const struct {
 	  "a kswapd run for a lower zone takes back the boost of every zone of the node: a "
 	  "higher zone's fallback boost is dropped before any reclaim for it"},
 	 boost_decay_whole_node},
+	{{"vmstat-decay-no-rearm", MM_VARIANT_BUG, "fuzz_vmstat",
+	  "plausible: 51a755c56dc0's decay_pcp_high() return ignored",
+	  "refresh_cpu_vm_stats counts only the folded diffs, not the pcp highs still above "
+	  "high_min: vmstat_update stops re-arming on an idle CPU and its high stays inflated"},
+	 vmstat_decay_no_rearm},
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))

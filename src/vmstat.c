@@ -282,7 +282,8 @@ int refresh_cpu_vm_stats(struct mm_sim *sim, unsigned int cpu)
 
 	for_each_zone(sim, z) {
 		drain_zonestat_into(z, cpu, global);
-		if (decay_pcp_high(z, cpu)) /* zones with pagesets: the populated ones */
+		/* zones with pagesets: the populated ones */
+		if (decay_pcp_high(z, cpu) && !sim->policy.vmstat_decay_no_rearm)
 			changes++;
 	}
 	for (int item = 0; item < NR_VM_ZONE_STAT_ITEMS; item++)
