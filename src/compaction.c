@@ -162,7 +162,9 @@ static int __compact_finished(struct compact_control *cc)
 		if (cc->direct_compaction)
 			WRITE_ONCE(zone->compact_blockskip_flush, true);
 		compact_check_scanners_met(cc, quiet);
-		return cc->whole_zone ? MM_COMPACT_COMPLETE : MM_COMPACT_PARTIAL_SKIPPED;
+		if (cc->whole_zone || zone->sim->policy.compact_partial_as_complete)
+			return MM_COMPACT_COMPLETE;
+		return MM_COMPACT_PARTIAL_SKIPPED;
 	}
 	/* Always finish a pageblock: fewer fallbacks later. */
 	if (!pageblock_aligned(zone->sim, cc->migrate_pfn))

@@ -143,6 +143,11 @@ static void vmstat_decay_no_rearm(struct mm_policy *p)
 	p->vmstat_decay_no_rearm = true;
 }
 
+static void compact_partial_as_complete(struct mm_policy *p)
+{
+	p->compact_partial_as_complete = true;
+}
+
 /*
  * One row per variant: what mmfuzz variants lists (docs/variants.md's
  * index is checked against it by ctest) and the switch that applies it.
@@ -260,6 +265,12 @@ static const struct {
 	  "refresh_cpu_vm_stats counts only the folded diffs, not the pcp highs still above "
 	  "high_min: vmstat_update stops re-arming on an idle CPU and its high stays inflated"},
 	 vmstat_decay_no_rearm},
+	{{"compaction-partial-as-complete", MM_VARIANT_BUG, "fuzz_compaction",
+	  "before c8f7de0bfae3 (4.7)",
+	  "__compact_finished ends every pass whose scanners met COMPLETE, one begun at the "
+	  "cached pfns too: a pass that never saw the zone's start reads as a whole-zone "
+	  "failure"},
+	 compact_partial_as_complete},
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))
