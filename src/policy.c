@@ -148,6 +148,11 @@ static void compact_partial_as_complete(struct mm_policy *p)
 	p->compact_partial_as_complete = true;
 }
 
+static void kswapd_wake_first_zone_only(struct mm_policy *p)
+{
+	p->kswapd_wake_first_zone_only = true;
+}
+
 /*
  * One row per variant: what mmfuzz variants lists (docs/variants.md's
  * index is checked against it by ctest) and the switch that applies it.
@@ -271,6 +276,11 @@ static const struct {
 	  "cached pfns too: a pass that never saw the zone's start reads as a whole-zone "
 	  "failure"},
 	 compact_partial_as_complete},
+	{{"kswapd-wake-first-zone-only", MM_VARIANT_BUG, "fuzz_vmstat",
+	  "plausible: wakeup_kswapd()'s max() of the zone index lost",
+	  "wakeup_kswapd records the highest zone only while none is recorded: a Normal "
+	  "request after a DMA32 one leaves kswapd balancing DMA32 alone"},
+	 kswapd_wake_first_zone_only},
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))

@@ -76,7 +76,8 @@ void wakeup_kswapd(struct zone *zone, unsigned int gfp, unsigned int order, int 
 	if (!managed_zone(zone))
 		return;
 	mutex_lock(&sim->kswapd_lock);
-	if (k->highest_zoneidx == KSWAPD_ZONEIDX_UNSET || k->highest_zoneidx < highest_zoneidx)
+	if (k->highest_zoneidx == KSWAPD_ZONEIDX_UNSET ||
+	    (k->highest_zoneidx < highest_zoneidx && !sim->policy.kswapd_wake_first_zone_only))
 		k->highest_zoneidx = highest_zoneidx;
 	if (k->order < order)
 		k->order = order;
