@@ -159,7 +159,7 @@ static int __compact_finished(struct compact_control *cc)
 		unsigned int quiet = compact_quiet_begin(zone); /* the checker's */
 		reset_cached_positions(zone);
 		/* kswapd clears the skip bits when it sleeps: only a direct request asks. */
-		if (cc->direct_compaction)
+		if (cc->direct_compaction && !zone->sim->policy.compact_no_flush_request)
 			WRITE_ONCE(zone->compact_blockskip_flush, true);
 		compact_check_scanners_met(cc, quiet);
 		if (cc->whole_zone || zone->sim->policy.compact_partial_as_complete)

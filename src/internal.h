@@ -308,6 +308,7 @@ struct mm_policy {
 	bool vmstat_decay_no_rearm;	   /* refresh_cpu_vm_stats() drops the decay's work */
 	bool compact_partial_as_complete;  /* c8f7de0bfae3's fix undone */
 	bool kswapd_wake_first_zone_only;  /* wakeup_kswapd() sets an unset zone only */
+	bool compact_no_flush_request;	   /* scanners met: compact_blockskip_flush not set */
 
 	/* percpu_counter, vm_committed_as, rss (seeds 003, 004) */
 	bool commit_switch_no_sync;    /* NEVER published before the new batch, no sync */

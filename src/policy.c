@@ -153,6 +153,11 @@ static void kswapd_wake_first_zone_only(struct mm_policy *p)
 	p->kswapd_wake_first_zone_only = true;
 }
 
+static void compact_no_flush_request(struct mm_policy *p)
+{
+	p->compact_no_flush_request = true;
+}
+
 /*
  * One row per variant: what mmfuzz variants lists (docs/variants.md's
  * index is checked against it by ctest) and the switch that applies it.
@@ -281,6 +286,11 @@ static const struct {
 	  "wakeup_kswapd records the highest zone only while none is recorded: a Normal "
 	  "request after a DMA32 one leaves kswapd balancing DMA32 alone"},
 	 kswapd_wake_first_zone_only},
+	{{"compaction-no-flush-request", MM_VARIANT_BUG, "fuzz_compaction",
+	  "plausible: __compact_finished()'s compact_blockskip_flush request dropped",
+	  "a direct compaction whose scanners met does not ask kswapd to clear the skip bits: "
+	  "they stay set until a restart after the maximum deferrals (seed 001)"},
+	 compact_no_flush_request},
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))
