@@ -1032,6 +1032,56 @@ START_TEST(test_failed_round_ends_at_the_check)
 END_TEST
 
 /*
+ * A round whose migration failed mid-block rescans the rest of the block
+ * at once (compact_zone()'s goto rescan, finish_pageblock set), so the
+ * block is finished even though pages were isolated from it. Going back
+ * to the loop instead is not the same: check_drain() sees the scanner past
+ * the order-aligned block it migrated from and forgets last_migrated_pfn,
+ * so the next round does not finish the block. Pageblocks of 64 pages:
+ * block 0 unmovable, block 1 pinned movable pages (every migration fails),
+ * blocks 2 to 5 movable with every other page free. An order-2 sync light
+ * pass finds nothing to isolate in block 0, isolates 32 of block 1's pages
+ * (COMPACT_CLUSTER_MAX), fails, rescans and fails the other 32, then
+ * migrates block 2's pages out: SUCCESS. update_cached_migrate()
+ * takes pageblock_end_pfn() of a block's end, one block on, as the
+ * kernel's does: block 0 leaves the cached migrate pfn at 128, the
+ * finished block 1 at 192. Without the rescan it stays at 128.
+ */
+START_TEST(test_failed_round_finishes_its_block)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct mm_compact_stats st;
+	struct zone *z;
+	int rc;
+
+	cfg_tiny(&cfg, 1, 6, 6);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 384, 384);
+	sim = sim_new(&cfg);
+	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
+	sim->serial = true;
+	z = normal(sim);
+	fill(sim, 0, 64, 1, 0);
+	fill(sim, 0, 64, 0, 1);
+	fill(sim, 0, 256, 0, 0);
+	free_every_other_at(sim, 128, 384);
+	ck_assert_int_eq(get_pfnblock_migratetype(sim, 0), MIGRATE_UNMOVABLE);
+	ck_assert_int_eq(get_pfnblock_migratetype(sim, 64), MIGRATE_MOVABLE);
+	rc = mm_compact_zone(sim, 0, ZONE_NORMAL, 2, MM_COMPACT_PRIO_SYNC_LIGHT,
+			     MM_MIGRATE_SYNC_LIGHT, MIGRATE_MOVABLE);
+	ck_assert_msg(rc == MM_COMPACT_SUCCESS, "the pass ended %s", mm_compact_result_name(rc));
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_uint_eq(st.pgmigrate_fail, 64);
+	ck_assert_uint_eq(st.compact_migrate_scanned, 192);
+	ck_assert_msg(z->compact_cached_migrate_pfn[1] == 192,
+		      "cached migrate pfn %llu, want 192: block 1 not finished",
+		      (unsigned long long)z->compact_cached_migrate_pfn[1]);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * The migration scanner counts every pfn of a block it crosses: a free
  * buddy it steps over counts its 2^order pages (isolate_migratepages_block()
  * adds (1 << order) - 1 to the one of its head). Every fourth pair of
@@ -1583,6 +1633,7 @@ static Suite *compaction_suite(void)
 	tcase_add_test(tc, test_targets_run_out_contended);
 	tcase_add_test(tc, test_exec_reused_without_handles);
 	tcase_add_loop_test(tc, test_failed_round_ends_at_the_check, 0, 2);
+	tcase_add_test(tc, test_failed_round_finishes_its_block);
 	tcase_add_test(tc, test_migrate_scanned_counts_free_buddies);
 	tcase_add_test(tc, test_exec_handles_follow_migration);
 	tcase_add_test(tc, test_skip_hint_shadow_pass);
