@@ -33,7 +33,8 @@ static void migrate_page(struct compact_control *cc, struct mm_handle *h, uint64
 
 	WRITE_ONCE(to->alloc_mt, from->alloc_mt);
 	to->spare = 0;
-	to->stamp = from->stamp;
+	if (!sim->policy.compact_migrate_drops_stamp)
+		to->stamp = from->stamp;
 	if (sim->serial) {
 		zone->nr_isolated_free--;
 	} else {

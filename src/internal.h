@@ -309,6 +309,7 @@ struct mm_policy {
 	bool compact_partial_as_complete;  /* c8f7de0bfae3's fix undone */
 	bool kswapd_wake_first_zone_only;  /* wakeup_kswapd() sets an unset zone only */
 	bool compact_no_flush_request;	   /* scanners met: compact_blockskip_flush not set */
+	bool compact_migrate_drops_stamp;  /* a migrated page loses its contents */
 
 	/* percpu_counter, vm_committed_as, rss (seeds 003, 004) */
 	bool commit_switch_no_sync;    /* NEVER published before the new batch, no sync */

@@ -158,6 +158,11 @@ static void compact_no_flush_request(struct mm_policy *p)
 	p->compact_no_flush_request = true;
 }
 
+static void compact_migrate_drops_stamp(struct mm_policy *p)
+{
+	p->compact_migrate_drops_stamp = true;
+}
+
 /*
  * One row per variant: what mmfuzz variants lists (docs/variants.md's
  * index is checked against it by ctest) and the switch that applies it.
@@ -291,6 +296,11 @@ static const struct {
 	  "a direct compaction whose scanners met does not ask kswapd to clear the skip bits: "
 	  "they stay set until a restart after the maximum deferrals (seed 001)"},
 	 compact_no_flush_request},
+	{{"compaction-migrate-drops-contents", MM_VARIANT_BUG, "fuzz_compaction",
+	  "plausible: the copy of a migrated page's contents lost",
+	  "migrate_page moves a page's handle and type to its target but not its contents (the "
+	  "owner's stamp): the owner finds another's data at its page"},
+	 compact_migrate_drops_stamp},
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))
