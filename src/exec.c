@@ -217,6 +217,8 @@ long mm_exec_run(struct mm_exec *ex, const struct mm_prog *p, const struct mm_ex
 								  next_handle);
 		changed = op->kind != MM_OP_CHECK;
 		next_handle += op->kind == MM_OP_ALLOC;
+		if (o->on_op)
+			o->on_op(o->arg);
 		if (o->check_every && (i + 1) % o->check_every == 0 && changed) {
 			check_full(ex->sim);
 			changed = false;

@@ -844,6 +844,11 @@ struct mm_exec_opts {
 	 */
 	void (*on_boot)(void *arg);
 	/*
+	 * Called with arg after each op (NULL: nothing): how a watchdog sees
+	 * that a replay still moves (harness/stress/stress_record.c).
+	 */
+	void (*on_op)(void *arg);
+	/*
 	 * NULL: boot the machine from the program's config. Else start from
 	 * this snapshot, and take the program's first snapshot->nr_handles
 	 * allocations as the blocks it holds (they do not run).

@@ -108,6 +108,8 @@ static void usage(FILE *f)
 	      "  --bench            print ops/s at 1 and N threads for the pcp and zone-lock\n"
 	      "                     mixes (build the release preset); checks nothing\n"
 	      "  --test-stall S     test hook: worker 0 stops after S s (proves the watchdog)\n"
+	      "  --test-stall-replay  test hook: the replay of a violation's trace stops\n"
+	      "                     (proves the watchdog bounds it)\n"
 	      "  --test-break BUG   test hook: plant BUG (takedown, pcp-disable, hotplug-thresh,\n"
 	      "                     hotplug-mark)\n"
 	      "Exit status: 0 clean, 1 a violation, 2 bad usage, 3 the watchdog fired.\n",
@@ -268,6 +270,8 @@ static int parse_flags(int argc, char **argv, struct flags *f)
 		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
 			usage(stdout);
 			return -1;
+		} else if (!strcmp(arg, "--test-stall-replay")) {
+			f->o.test_stall_replay = true;
 		} else if (!strcmp(arg, "--pin")) {
 			f->o.pin = true;
 		} else if (!strcmp(arg, "--bench")) {

@@ -110,8 +110,9 @@ struct stress_opts {
 	unsigned int hold_pct;
 	uint64_t jitter; /* --jitter seed (0: off) */ /* percent of the memory the workers hold at
 							 most (--hold) */
-	double test_stall; /* test hook: worker 0 stops after this many seconds (0: never) */
-	bool quiet;	   /* no progress lines (--bench) */
+	double test_stall;	/* test hook: worker 0 stops after this many seconds (0: never) */
+	bool test_stall_replay; /* test hook: the flight recorder's replay stops at its first op */
+	bool quiet;		/* no progress lines (--bench) */
 	/* The machine flags of stress_machine.c. */
 	const char *zoneinfo;		   /* --zoneinfo FILE: a real machine's nodes and zones */
 	unsigned int zoneinfo_cpus;	   /* --cpus N (0: not given) */
@@ -251,6 +252,8 @@ struct stress_run {
 	pthread_t watchdog;
 	atomic_bool watchdog_stop;
 	bool watchdog_started;
+	atomic_ulong replay_ops; /* the replay's progress, once the threads are done */
+	bool replaying;
 
 	/* stress_counters.c: the ground truth beside the counters */
 	struct stress_counters *counters;

@@ -466,6 +466,7 @@ static const char *variant_name(int v)
 }
 
 struct replay_first {
+	struct stress_run *run;
 	char line[512];
 	unsigned long n;
 };
@@ -478,12 +479,26 @@ static void replay_violation(const struct mm_violation *v, void *arg)
 		mm_violation_format(v, r->line, sizeof(r->line));
 }
 
-/* Returns true when the executor reproduced a violation. */
-static bool replay(const struct stress_run *run, const struct mm_prog *p, const char *path,
+/* The replay's progress for the watchdog; the test hook stalls it here. */
+static void replay_op(void *arg)
+{
+	struct replay_first *r = arg;
+
+	atomic_fetch_add_explicit(&r->run->replay_ops, 1, memory_order_relaxed);
+	while (r->run->o.test_stall_replay)
+		pause(); /* until the watchdog ends the process */
+}
+
+/*
+ * Returns true when the executor reproduced a violation. The watchdog
+ * runs again meanwhile: a replay that stops moving (a model bug the
+ * threads' run left in a loop) ends the run, its trace already written.
+ */
+static bool replay(struct stress_run *run, const struct mm_prog *p, const char *path,
 		   const struct mm_snapshot *snap)
 {
 	struct mm_exec *ex = mm_exec_create();
-	struct replay_first first = {.n = 0};
+	struct replay_first first = {.run = run, .n = 0};
 	struct mm_exec_opts o;
 	char vflag[96] = "";
 	long failed_op;
@@ -495,11 +510,17 @@ static bool replay(const struct stress_run *run, const struct mm_prog *p, const 
 	mm_exec_opts_default(&o);
 	o.variant = run->o.variant;
 	o.on_violation = replay_violation;
+	o.on_op = replay_op;
 	o.arg = &first;
 	o.snapshot = snap;
 	if (run->o.variant >= 0)
 		snprintf(vflag, sizeof(vflag), " --variant %s", variant_name(run->o.variant));
+	run->replaying = true;
+	if (stress_watchdog_start(run))
+		fprintf(stderr, "mmfuzz: stress: cannot start the watchdog for the replay\n");
 	long n = mm_exec_run(ex, p, &o, &failed_op);
+	stress_watchdog_stop(run);
+	run->replaying = false;
 	if (n < 0)
 		printf("replay: the deterministic executor cannot build the machine\n");
 	else if (n > 0)
@@ -654,13 +675,15 @@ static void dump_thread(struct stress_thread *t)
 static unsigned long long progress(struct stress_run *run)
 {
 	return stress_total_ops(run) +
-	       atomic_load_explicit(&run->quiesce_checks, memory_order_relaxed);
+	       atomic_load_explicit(&run->quiesce_checks, memory_order_relaxed) +
+	       atomic_load_explicit(&run->replay_ops, memory_order_relaxed);
 }
 
 /*
  * Progress is the ops the threads ran plus the quiesce checks run: a
  * thread stuck in the core, a lost wake-up at the quiesce barrier and a
- * full check that never ends all stop both.
+ * full check that never ends all stop both. Once the threads are done,
+ * the replay's ops.
  */
 static void *watchdog_main(void *arg)
 {
@@ -681,6 +704,14 @@ static void *watchdog_main(void *arg)
 		if (now - since < run->o.watchdog_s)
 			continue;
 		fflush(stdout);
+		if (run->replaying) {
+			fprintf(stderr,
+				"mmfuzz: stress: watchdog: the replay made no progress for %u s "
+				"(at op %lu); its trace is written above\n",
+				run->o.watchdog_s,
+				atomic_load_explicit(&run->replay_ops, memory_order_relaxed));
+			_exit(EXIT_WATCHDOG);
+		}
 		fprintf(stderr,
 			"mmfuzz: stress: watchdog: no progress for %u s (%llu ops, %lu "
 			"quiesce checks, %.1f s into the run); the threads:\n",
