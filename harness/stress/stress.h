@@ -107,9 +107,8 @@ struct stress_opts {
 	unsigned int watchdog_s; /* 0: off */
 	const char *out_dir;
 	uint64_t deferred_init; /* pages of each node's highest zone initialised at boot (0: all) */
-	unsigned int hold_pct;
-	uint64_t jitter; /* --jitter seed (0: off) */ /* percent of the memory the workers hold at
-							 most (--hold) */
+	unsigned int hold_pct;	/* percent of the memory the workers hold at most (--hold) */
+	uint64_t jitter;	/* --jitter seed (0: off) */
 	double test_stall;	/* test hook: worker 0 stops after this many seconds (0: never) */
 	bool test_stall_replay; /* test hook: the flight recorder's replay stops at its first op */
 	bool quiet;		/* no progress lines (--bench) */
