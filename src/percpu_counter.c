@@ -388,7 +388,8 @@ MM_SCAN static void zero_locals(const struct mm_sim *sim, struct percpu_counter 
 void percpu_counter_set(struct mm_sim *sim, struct percpu_counter *fbc, int64_t amount)
 {
 	spin_lock(&fbc->lock);
-	zero_locals(sim, fbc);
+	if (!sim->policy.pcpu_set_keeps_locals)
+		zero_locals(sim, fbc);
 	WRITE_ONCE(fbc->count, amount);
 	spin_unlock(&fbc->lock);
 }

@@ -163,6 +163,11 @@ static void compact_migrate_drops_stamp(struct mm_policy *p)
 	p->compact_migrate_drops_stamp = true;
 }
 
+static void pcpu_set_keeps_locals(struct mm_policy *p)
+{
+	p->pcpu_set_keeps_locals = true;
+}
+
 /*
  * One row per variant: what mmfuzz variants lists (docs/variants.md's
  * index is checked against it by ctest) and the switch that applies it.
@@ -301,6 +306,11 @@ static const struct {
 	  "migrate_page moves a page's handle and type to its target but not its contents (the "
 	  "owner's stamp): the owner finds another's data at its page"},
 	 compact_migrate_drops_stamp},
+	{{"percpu-counter-set-keeps-locals", MM_VARIANT_BUG, "fuzz_counters",
+	  "plausible: percpu_counter_set()'s loop over the CPUs lost",
+	  "percpu_counter_set writes the count but leaves each CPU's local: the sum reads the "
+	  "value set plus what the CPUs held before"},
+	 pcpu_set_keeps_locals},
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))
