@@ -242,6 +242,62 @@ START_TEST(test_range_skips)
 END_TEST
 
 /*
+ * The C API takes any range; neither decoder builds these, so range_zone()
+ * is their only guard: a start or size not in whole pageblocks, a range
+ * reaching below its zone's start (DMA32 [0, 1024), Normal [1024, 2048))
+ * or past its end, a node or zone out of range, no pages. Each op skips
+ * and leaves the machine as it was: the pcp page a free left on cpu0's
+ * list of Normal stays there (an offlining would drain it first).
+ */
+static const struct {
+	uint32_t start;
+	uint16_t pages;
+	int16_t node;
+	uint8_t zone;
+} bad_ranges[] = {
+	{1024 + 100, 512, 0, ZONE_NORMAL}, {1024, 100, 0, ZONE_NORMAL},
+	{512, 512, 0, ZONE_NORMAL},	   {512, 1024, 0, ZONE_NORMAL},
+	{1536, 1024, 0, ZONE_NORMAL},	   {1024, 512, 1, ZONE_NORMAL},
+	{1024, 512, -1, ZONE_NORMAL},	   {1024, 512, 0, MAX_NR_ZONES},
+	{1024, 0, 0, ZONE_NORMAL},
+};
+
+START_TEST(test_range_refused_unless_whole_blocks_in_zone)
+{
+	static const unsigned int kinds[] = {MM_OP_OFFLINE_PAGES, MM_OP_ONLINE_PAGES,
+					     MM_OP_ALLOC_CONTIG};
+	struct run r;
+	struct mm_sim *sim =
+		run_text(&r, "config nodes=1 cpus=2 max_order=10 pageblock_order=9 "
+			     "min_free_kbytes=0 watermark_scale_factor=10 high_fraction=0\n"
+			     "zone 0 DMA32 start=0 spanned=1024 present=1024 managed=1024\n"
+			     "zone 0 Normal start=1024 spanned=1024 present=1024 managed=1024\n"
+			     "cpu0 alloc a0 order=0 " MOVABLE_ALLOC "\n"
+			     "cpu0 free a0\n");
+	long pcp = zinfo(sim, 0, ZONE_NORMAL).nr_pcp_pages;
+
+	ck_assert_int_gt(pcp, 0); /* an offlining would drain them */
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+		struct mm_op op = {.kind = kinds[k],
+				   .range = {.start = bad_ranges[_i].start,
+					     .pages = bad_ranges[_i].pages,
+					     .node = bad_ranges[_i].node,
+					     .zone = bad_ranges[_i].zone}};
+
+		ck_assert_msg(mm_apply_op(sim, &op, NULL, 0, 0) == 1, "op %u of row %d ran",
+			      op.kind, _i);
+	}
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_DMA32).present, 1024);
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).present, 1024);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_pcp_pages, pcp);
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_DMA32).nr_free_exact, 1024);
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 1024 - pcp);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_exec_destroy(r.ex);
+}
+END_TEST
+
+/*
  * The slot: after sub 10, byte 3 | w << 2 is vmstat_refresh for w = 0 and
  * a range op for w 1..63, which reads a zone/size byte and a u16.
  */
@@ -674,6 +730,8 @@ static Suite *isolation_suite(void)
 	tcase_add_test(tc, test_undo_leftovers_reported);
 	tcase_add_test(tc, test_count_sees_listed_isolated_block);
 	tcase_add_test(tc, test_range_skips);
+	tcase_add_loop_test(tc, test_range_refused_unless_whole_blocks_in_zone, 0,
+			    (int)ARRAY_SIZE(bad_ranges));
 	tcase_add_test(tc, test_range_slot);
 	tcase_add_test(tc, test_range_round_trip);
 	tcase_add_test(tc, test_range_text_refused);
