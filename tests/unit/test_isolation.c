@@ -242,6 +242,40 @@ START_TEST(test_range_skips)
 END_TEST
 
 /*
+ * Two isolations at once, as CMA and memory offlining can have: pageblock
+ * 3 held isolated by another caller (its free pages on the ISOLATE
+ * lists), alloc_contig_range() of pageblock 0. The op's checks count the
+ * ISOLATE-listed pages of their own range only: the other block's are
+ * neither leaked from this range nor left by its undo. Clean, and block 3
+ * still isolated after.
+ */
+START_TEST(test_other_isolated_block_not_counted)
+{
+	struct run r;
+	struct vrec vr;
+	struct mm_sim *sim = run_text(&r, MACHINE);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	struct mm_op op = {.kind = _i ? MM_OP_OFFLINE_PAGES : MM_OP_ALLOC_CONTIG,
+			   .range = {.start = 0, .pages = 512, .node = 0, .zone = ZONE_NORMAL}};
+
+	zone_lock(z);
+	move_freepages_block_isolate(z, 1536, MIGRATE_ISOLATE);
+	zone_unlock(z);
+	ck_assert_uint_eq(z->free_area[9].head[MIGRATE_ISOLATE], 1536); /* the premise */
+	sim_record(sim, &vr);
+	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 0);
+	ck_assert_msg(vr.n == 0, "op %u: %u reports, the first %s", op.kind, vr.n, vr.first);
+	ck_assert_int_eq(get_pfnblock_migratetype(sim, 1536), MIGRATE_ISOLATE);
+	zone_lock(z);
+	move_freepages_block_isolate(z, 1536, MIGRATE_MOVABLE);
+	putback_pageblock_buddy(z, 1536);
+	zone_unlock(z);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_exec_destroy(r.ex);
+}
+END_TEST
+
+/*
  * The C API takes any range; neither decoder builds these, so range_zone()
  * is their only guard: a start or size not in whole pageblocks, a range
  * reaching below its zone's start (DMA32 [0, 1024), Normal [1024, 2048))
@@ -730,6 +764,7 @@ static Suite *isolation_suite(void)
 	tcase_add_test(tc, test_undo_leftovers_reported);
 	tcase_add_test(tc, test_count_sees_listed_isolated_block);
 	tcase_add_test(tc, test_range_skips);
+	tcase_add_loop_test(tc, test_other_isolated_block_not_counted, 0, 2);
 	tcase_add_loop_test(tc, test_range_refused_unless_whole_blocks_in_zone, 0,
 			    (int)ARRAY_SIZE(bad_ranges));
 	tcase_add_test(tc, test_range_slot);
