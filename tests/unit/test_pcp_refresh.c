@@ -159,22 +159,23 @@ START_TEST(test_cacheinfo_flag_at_boot)
 }
 END_TEST
 
-/* Frees n order-1 blocks on CPU 0 that CPU 1 allocated; returns CPU 0's count after. */
-static int order1_frees(struct mm_sim *sim, int n)
+/* Frees n order-1 blocks on cpu that the other CPU allocated; returns cpu's count after. */
+static int order1_frees(struct mm_sim *sim, unsigned int cpu, int n)
 {
 	uint32_t gen[32];
 	long long pfn[32];
 
 	ck_assert_int_le(n, 32);
-	mm_set_current_cpu(1);
+	mm_set_current_cpu(!cpu);
 	for (int i = 0; i < n; i++) {
 		pfn[i] = mm_alloc_pages(sim, 1, GFP_MOV, -1, 1, &gen[i]);
 		ck_assert_int_ge(pfn[i], 0);
 	}
-	mm_set_current_cpu(0);
+	mm_set_current_cpu(cpu);
 	for (int i = 0; i < n; i++)
 		mm_free_pages(sim, (uint64_t)pfn[i], 1, 1, gen[i]);
-	return normal(sim)->per_cpu_pageset[0].count;
+	mm_set_current_cpu(0);
+	return normal(sim)->per_cpu_pageset[cpu].count;
 }
 
 /*
@@ -197,7 +198,7 @@ START_TEST(test_free_high_batch_keeps_a_batch)
 		struct vrec vr;
 
 		sim_record(sim, &vr);
-		int count = order1_frees(sim, t[i].frees);
+		int count = order1_frees(sim, 0, t[i].frees);
 		ck_assert_msg(count == t[i].count, "%u KB, %d frees: count %d, want %d", t[i].kb,
 			      t[i].frees, count, t[i].count);
 		ck_assert_msg(vr.n == 0, "%s", vr.first);
@@ -212,7 +213,8 @@ END_TEST
  * 100 KB (25 pages) holds 3 boot batches while deferred init keeps the
  * zone small; once init completes the batch is 15 and the rule would
  * clear it, but nothing re-runs it (as in the kernel) until a CPU comes
- * up: then that CPU's flag is cleared and the other's stays.
+ * up: then that CPU's flag is cleared and the other's stays, and the
+ * checker judges that CPU's frees by the cleared flag from then on.
  */
 START_TEST(test_cacheinfo_flag_follows_cpu_online)
 {
@@ -227,10 +229,12 @@ START_TEST(test_cacheinfo_flag_follows_cpu_online)
 	ck_assert_int_eq(mm_apply_op(sim, &done, NULL, 0, 0), 0);
 	ck_assert_int_eq(z->per_cpu_pageset[1].batch, 15);
 	ck_assert(batch_flag(sim, 0) && batch_flag(sim, 1));
-	order1_frees(sim, 17); /* the frees follow the stale flag: no violation */
+	order1_frees(sim, 0, 17); /* the frees follow the stale flag: no violation */
 	ck_assert_int_eq(mm_cpu_offline(sim, 1), 0);
 	ck_assert_int_eq(mm_cpu_online(sim, 1), 0);
 	ck_assert(batch_flag(sim, 0) && !batch_flag(sim, 1));
+	/* the checker noted the update: CPU 1's frees follow the cleared flag */
+	ck_assert_int_eq(order1_frees(sim, 1, 17), 0);
 	ck_assert_msg(vr.n == 0, "%s", vr.first);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 	mm_sim_destroy(sim);
@@ -257,14 +261,14 @@ START_TEST(test_free_high_batch_fires)
 	ck_assert_uint_eq(vr.n, 1);
 	ck_assert(vrec_has(&vr, "INV-PCP-FREE-HIGH-BATCH"));
 	/* the note took the rule's flag: a free with the model's (clear) one fires */
-	order1_frees(sim, 1);
+	order1_frees(sim, 0, 1);
 	ck_assert_uint_eq(vr.n, 2);
 	mm_sim_destroy(sim);
 
 	sim = slice_machine(0, 0);
 	sim_record(sim, &vr);
 	normal(sim)->per_cpu_pageset[0].flags |= PCPF_FREE_HIGH_BATCH; /* set by nobody */
-	order1_frees(sim, 1);
+	order1_frees(sim, 0, 1);
 	ck_assert(vrec_has(&vr, "INV-PCP-FREE-HIGH-BATCH"));
 	mm_sim_destroy(sim);
 }
