@@ -246,6 +246,38 @@ START_TEST(test_compaction_suitable_fragindex)
 END_TEST
 
 /*
+ * The index's low edge, 0 (refused), where a slip in its constant gives
+ * -1 (go): one free order-0 page for an order-10 request, 1000 - (1000 +
+ * 1 * 1000 / 1024) / 1 = 0. A zone of 4096 pages whose counter passes the
+ * mark (min + 2 << 10) on its own; the lists hold that one page (set by
+ * hand, as the index reads only them). At order 4 the formula's steps
+ * never reach 0 or 500 from a block count that a slip of 1 can move.
+ */
+START_TEST(test_compaction_suitable_fragindex_low_edge)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct zone *z;
+	unsigned long saved[11];
+
+	cfg_tiny(&cfg, 1, 10, 9);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 4096, 4096);
+	sim = sim_new_buddy_only(&cfg);
+	sim->serial = true;
+	mm_set_current_cpu(0);
+	z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	for (int o = 0; o <= 10; o++) {
+		saved[o] = z->free_area[o].nr_free;
+		z->free_area[o].nr_free = o == 0;
+	}
+	ck_assert(!compaction_suitable(z, 10, ZONE_NORMAL));
+	for (int o = 0; o <= 10; o++)
+		z->free_area[o].nr_free = saved[o];
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * A MIN_COMPACT_PRIORITY (sync full) direct pass runs over the whole
  * zone (compact_zone_order(): whole_zone = prio == MIN_COMPACT_PRIORITY;
  * compact_zone() then starts migrate_pfn at the zone's start and free_pfn
@@ -282,6 +314,7 @@ static Suite *compact_rules_suite(void)
 	tcase_add_test(tc, test_sync_full_pass_whole_zone);
 	tcase_add_loop_test(tc, test_compaction_suitable_fragindex, 0,
 			    (int)ARRAY_SIZE(fragindex_rows));
+	tcase_add_test(tc, test_compaction_suitable_fragindex_low_edge);
 	suite_add_tcase(s, tc);
 	return s;
 }
