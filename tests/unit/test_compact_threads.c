@@ -62,6 +62,27 @@ static void kswapd_flushes_bits(struct zone *zone)
 	ck_assert(!READ_ONCE(zone->compact_blockskip_flush));
 }
 
+/*
+ * A thread's own lists are not max_pfn long: a round isolates sources from
+ * one pageblock at most (COMPACT_CLUSTER_MAX of them), and the free
+ * scanners stop once the targets cover them, having taken at most one
+ * free block of max_order too many. Each list must hold a pageblock plus
+ * a max_order block: 32 + 64 here.
+ */
+START_TEST(test_thread_lists_hold_a_block_of_each)
+{
+	struct vrec vr;
+	struct mm_sim *sim = threads_sim(&vr);
+	struct compact_state *cs = compact_state_current(sim);
+
+	ck_assert_ptr_nonnull(cs);
+	ck_assert_ptr_ne(cs, sim->compact);
+	ck_assert_uint_ge(cs->pfn_cap,
+			  (UINT64_C(1) << sim->pageblock_order) + (UINT64_C(1) << sim->max_order));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* The stamp the LRU recorded is the truth: a migrated page holding another gen is reported. */
 START_TEST(test_migrate_stamp_from_lru_record)
 {
@@ -545,6 +566,7 @@ static Suite *compact_threads_suite(void)
 
 	tcase_add_test(tc, test_migrate_stamp_from_lru_record);
 	tcase_add_test(tc, test_rescan_unless_reset);
+	tcase_add_test(tc, test_thread_lists_hold_a_block_of_each);
 	tcase_add_test(tc, test_round_backstop_unless_reset_or_shadow);
 	tcase_add_test(tc, test_fastfind_unscanned_unless_others_set);
 	tcase_add_test(tc, test_cached_pfn_when_quiet);
