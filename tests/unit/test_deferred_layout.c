@@ -112,6 +112,32 @@ START_TEST(test_deferred_layout_second_node_dma)
 }
 END_TEST
 
+/*
+ * A node whose highest zone is ZONE_MOVABLE (movablecore=): that zone,
+ * the last before the node's end, is the one deferred; Normal below it
+ * boots whole. The walk down starts at the last zone type there is.
+ */
+START_TEST(test_deferred_layout_movable_highest)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	cfg_tiny(&cfg, 1, 10, 9);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 2 * PB, 2 * PB);
+	cfg_zone(&cfg, 0, ZONE_MOVABLE, 2 * PB, 3 * PB, 3 * PB);
+	cfg.deferred_init_pages = PB;
+	sim = sim_new(&cfg);
+
+	ck_assert(mm_deferred_init_pending(sim));
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).managed, 2 * PB);
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_MOVABLE).managed, PB);
+	ck_assert_uint_eq(mm_deferred_init_complete(sim), 2 * PB);
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_MOVABLE).managed, 3 * PB);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *deferred_layout_suite(void)
 {
 	Suite *s = suite_create("deferred_layout");
@@ -119,6 +145,7 @@ static Suite *deferred_layout_suite(void)
 
 	tcase_add_test(tc, test_deferred_layout_grid);
 	tcase_add_test(tc, test_deferred_layout_second_node_dma);
+	tcase_add_test(tc, test_deferred_layout_movable_highest);
 	suite_add_tcase(s, tc);
 	return s;
 }
