@@ -20,18 +20,25 @@
  * Machines
  * ---------------------------------------------------------------------- */
 
-/* One node, one CPU, one Normal zone [start, start + pages), 32-page pageblocks, no pcp. */
-static struct mm_sim *compaction_sim(uint64_t start, uint64_t pages, const char *variant)
+/* One node, one CPU, one Normal zone [start, start + pages), max order 6, no pcp. */
+static struct mm_sim *compaction_machine(unsigned int pageblock_order, uint64_t start,
+					 uint64_t pages, const char *variant)
 {
 	struct mm_config cfg;
 	struct mm_sim *sim;
 
-	cfg_tiny(&cfg, 1, 6, 5);
+	cfg_tiny(&cfg, 1, 6, pageblock_order);
 	cfg_zone(&cfg, 0, ZONE_NORMAL, start, pages, pages);
 	sim = variant ? sim_new_variant(&cfg, variant) : sim_new(&cfg);
 	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
 	sim->serial = true; /* as the executor runs it: compaction needs one thread */
 	return sim;
+}
+
+/* The usual machine: 32-page pageblocks. */
+static struct mm_sim *compaction_sim(uint64_t start, uint64_t pages, const char *variant)
+{
+	return compaction_machine(5, start, pages, variant);
 }
 
 static struct zone *normal(struct mm_sim *sim)
@@ -1049,18 +1056,11 @@ END_TEST
  */
 START_TEST(test_failed_round_finishes_its_block)
 {
-	struct mm_config cfg;
-	struct mm_sim *sim;
+	struct mm_sim *sim = compaction_machine(6, 0, 384, NULL);
+	struct zone *z = normal(sim);
 	struct mm_compact_stats st;
-	struct zone *z;
 	int rc;
 
-	cfg_tiny(&cfg, 1, 6, 6);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 384, 384);
-	sim = sim_new(&cfg);
-	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
-	sim->serial = true;
-	z = normal(sim);
 	fill(sim, 0, 64, 1, 0);
 	fill(sim, 0, 64, 0, 1);
 	fill(sim, 0, 256, 0, 0);
