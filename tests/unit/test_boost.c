@@ -678,7 +678,7 @@ END_TEST
  * short) is set on exactly the managed zones up to the wake's
  * highest_zoneidx, and on none once the pass is over. Seen from inside the
  * pass through the reclaimer a threaded run lends kswapd: a machine not
- * marked serial, with DMA present but not managed, DMA32, Normal and
+ * marked serial, with DMA present (managed or not), DMA32, Normal and
  * Movable managed, and every high mark above its zone's pages so that no
  * wake finds the node balanced.
  */
@@ -696,34 +696,48 @@ static unsigned long record_reclaim_active(void *arg, int node, unsigned long nr
 	return 0;
 }
 
-START_TEST(test_reclaim_active_up_to_highest_zone)
+/* Zones DMA to Movable, 64 pages of DMA (managed if dma_managed), every mark 1024. */
+static struct mm_sim *four_zones(bool dma_managed)
 {
-	static const bool managed[MAX_NR_ZONES] = {false, true, true, true, false};
-	enum zone_type highest = (enum zone_type)(ZONE_DMA32 + _i);
 	struct mm_config cfg;
 	struct mm_sim *sim;
 
 	cfg_tiny(&cfg, 1, 4, 3);
-	cfg.zones[0][ZONE_DMA] = (struct mm_zone_config){0, 64, 64, 0};
+	cfg_zone(&cfg, 0, ZONE_DMA, 0, 64, dma_managed ? 64 : 0);
 	cfg_zone(&cfg, 0, ZONE_DMA32, 64, 64, 64);
 	cfg_zone(&cfg, 0, ZONE_NORMAL, 128, 128, 128);
 	cfg_zone(&cfg, 0, ZONE_MOVABLE, 256, 128, 128);
 	sim = sim_new(&cfg);
 	mm_set_current_cpu(0);
-	mm_set_reclaimer(sim, record_reclaim_active, sim);
 	for (int zt = 0; zt < MAX_NR_ZONES; zt++) {
 		struct zone *z = &sim->node_data[0]->node_zones[zt];
-		ck_assert_int_eq(managed_zone(z), managed[zt]);
+		ck_assert_int_eq(managed_zone(z), zt == ZONE_DMA ? dma_managed : zt != ZONE_DEVICE);
 		for (int w = 0; w < NR_WMARK; w++)
 			z->_watermark[w] = 1024;
 	}
+	return sim;
+}
+
+START_TEST(test_reclaim_active_up_to_highest_zone)
+{
+	static const struct {
+		bool dma_managed;
+		enum zone_type highest;
+	} rows[] = {
+		{false, ZONE_DMA32}, {false, ZONE_NORMAL}, {false, ZONE_MOVABLE}, {true, ZONE_DMA},
+		{true, ZONE_DMA32},  {true, ZONE_NORMAL},  {true, ZONE_MOVABLE},
+	};
+	enum zone_type highest = rows[_i].highest;
+	struct mm_sim *sim = four_zones(rows[_i].dma_managed);
+
+	mm_set_reclaimer(sim, record_reclaim_active, sim);
 	wakeup_kswapd(&sim->node_data[0]->node_zones[highest], 0, 0, (int)highest);
 	ck_assert(mm_kswapd_awake(sim, 0, NULL));
 	reclaims_seen = 0;
 	ck_assert_int_eq(_mm_kswapd_step(sim, 0), 0);
 	ck_assert_uint_eq(reclaims_seen, 1);
 	for (int zt = 0; zt < MAX_NR_ZONES; zt++) {
-		bool want = managed[zt] && zt <= (int)highest;
+		bool want = managed_zone(&sim->node_data[0]->node_zones[zt]) && zt <= (int)highest;
 		ck_assert_msg(!!active_seen[zt] == want,
 			      "kswapd up to %s: %s reclaim-active %d during the pass, want %d",
 			      mm_zone_name(highest), mm_zone_name((enum zone_type)zt),
@@ -731,6 +745,37 @@ START_TEST(test_reclaim_active_up_to_highest_zone)
 		ck_assert(!(atomic_load(&sim->node_data[0]->node_zones[zt].flags) &
 			    ZONE_RECLAIM_ACTIVE));
 	}
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * INV-BOOST-DECAY on the first zone: a managed DMA zone that a run up to
+ * Normal leaves boosted fires; a run up to DMA32 that took DMA's boost
+ * back does not, and neither does a DMA zone not managed whose boost the
+ * run left where it was.
+ */
+START_TEST(test_boost_decay_checks_dma)
+{
+	unsigned long before[MAX_NR_ZONES] = {[ZONE_DMA] = 16};
+	struct mm_sim *sim = four_zones(true);
+	struct zone *dma = &sim->node_data[0]->node_zones[ZONE_DMA];
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	dma->watermark_boost = 0;
+	ck_assert_uint_eq(_mm_check_boost_decay(sim->node_data[0], ZONE_DMA32, before), 0);
+	dma->watermark_boost = 16;
+	ck_assert_uint_eq(_mm_check_boost_decay(sim->node_data[0], ZONE_NORMAL, before), 1);
+	ck_assert(vrec_has(&vr, "INV-BOOST-DECAY"));
+	mm_sim_destroy(sim);
+
+	sim = four_zones(false);
+	sim_record(sim, &vr);
+	sim->node_data[0]->node_zones[ZONE_DMA].watermark_boost = 16;
+	ck_assert_uint_eq(_mm_check_boost_decay(sim->node_data[0], ZONE_NORMAL, before), 0);
+	before[ZONE_DMA] = 0;
+	ck_assert_uint_eq(_mm_check_boost_decay(sim->node_data[0], ZONE_NORMAL, before), 1);
 	mm_sim_destroy(sim);
 }
 END_TEST
@@ -761,8 +806,8 @@ static Suite *boost_suite(void)
 	tcase_add_test(tc, test_vmstat_fold_decays);
 	tcase_add_test(tc, test_pcp_high_range_fires);
 	tcase_add_loop_test(tc, test_decay_rule_judged_at_each_decay, 0, 6);
-	tcase_add_loop_test(tc, test_reclaim_active_up_to_highest_zone, 0,
-			    ZONE_MOVABLE - ZONE_DMA32 + 1);
+	tcase_add_loop_test(tc, test_reclaim_active_up_to_highest_zone, 0, 7);
+	tcase_add_test(tc, test_boost_decay_checks_dma);
 	suite_add_tcase(s, tc);
 	return s;
 }
