@@ -51,6 +51,28 @@
 #define MM_SCAN	       MM_NO_COVERAGE MM_NO_SANITIZE
 #define MM_SCAN_INLINE MM_NO_SANITIZE
 
+/*
+ * Memory the model keeps for reuse (a cached per-cpu area) is poisoned
+ * while nobody owns it, and so is the part of it past what its owner
+ * asked for: an access there is reported by ASan the way KASAN reports
+ * one past a per-cpu allocation, not read as stale data.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define MM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MM_ASAN 1
+#endif
+#endif
+#ifdef MM_ASAN
+#include <sanitizer/asan_interface.h>
+#define mm_poison(p, n)	  ASAN_POISON_MEMORY_REGION(p, n)
+#define mm_unpoison(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define mm_poison(p, n)	  ((void)(p), (void)(n))
+#define mm_unpoison(p, n) ((void)(p), (void)(n))
+#endif
+
 /* ------------------------------------------------------------------------
  * Page descriptors (16 bytes) and pageblock flags
  * ---------------------------------------------------------------------- */

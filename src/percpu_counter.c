@@ -106,6 +106,7 @@ void *__alloc_percpu_gfp(struct mm_sim *sim, size_t size)
 		if (s->pcpu_cache[i] && s->pcpu_cache_size[i] >= bytes) {
 			a = s->pcpu_cache[i];
 			s->pcpu_cache[i] = NULL;
+			mm_unpoison(a->data, bytes); /* the rest stays poisoned */
 			memset(a->data, 0, bytes);
 		}
 	}
@@ -148,6 +149,7 @@ void free_percpu(struct mm_sim *sim, void *p)
 		struct pcpu_area *old = s->pcpu_cache[slot];
 		s->pcpu_cache[slot] = a;
 		s->pcpu_cache_size[slot] = a->cap;
+		mm_poison(a->data, a->cap);
 		a = old;
 	}
 	s->pcpu_live--;
@@ -505,9 +507,11 @@ long long mm_pcpu_sum(struct mm_sim *sim, unsigned int idx)
 	return fbc ? __percpu_counter_sum(sim, fbc) : 0;
 }
 
-/* The drift the CPUs' locals may hold: Σ (largest batch since each fold - 1). */
-MM_SCAN static int64_t maxb_drift_allowed(const struct mm_sim *sim,
-					  const struct percpu_counter *fbc)
+/*
+ * The drift the CPUs' locals may hold: Σ (largest batch since each fold - 1).
+ * Run once per compare, not per scan: left instrumented.
+ */
+static int64_t maxb_drift_allowed(const struct mm_sim *sim, const struct percpu_counter *fbc)
 {
 	int64_t allowed = 0;
 
