@@ -1383,6 +1383,11 @@ int _mm_op_free_pattern(struct mm_op_ctx *ctx, const struct mm_op *op);
 void _mm_check_sizing(struct mm_sim *sim);
 /* isolation.c: INV-ISOLATE-UNDO after an undo; tests call it on states built by hand */
 void _mm_check_undone_range(struct zone *zone, uint64_t start, uint64_t end, long want_free);
+/*
+ * isolation.c: test_pages_isolated(), 0 or -EBUSY; a serial run only ever
+ * meets a range that passes, so tests build the failing ones by hand
+ */
+int test_pages_isolated(struct zone *zone, uint64_t start, uint64_t end);
 
 /* Iterate over the populated zones of every node. */
 #define for_each_zone(sim, z)                                                                      \

@@ -115,7 +115,7 @@ static int start_isolate_page_range(struct zone *zone, uint64_t start, uint64_t 
 }
 
 /* models test_pages_isolated(): every page of the range free in an isolated block */
-static int test_pages_isolated(struct zone *zone, uint64_t start, uint64_t end)
+int test_pages_isolated(struct zone *zone, uint64_t start, uint64_t end)
 {
 	struct mm_sim *sim = zone->sim;
 	int ret = 0;
