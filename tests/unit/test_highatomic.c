@@ -547,6 +547,71 @@ START_TEST(test_unreserve_by_order)
 END_TEST
 
 /*
+ * unreserve_highatomic_pageblock() looks for a free highatomic block from
+ * order 0 up. Here the reserve's last free page is a single page: min is
+ * 0 (min_free_kbytes 1), low 102 (watermark_scale_factor 1000), the pcp
+ * lists are off. Pageblock 1 is filled down to 80 free pages, an order-0
+ * page is taken (its buddy stays free, order 0), and an ATOMIC order-1
+ * request below low reserves the block. ATOMIC requests then take every
+ * other free block of it (orders 5, 4, 3, 3, 2, 2, 1, 1), so one order-0
+ * page is left, unusable to anything but a highatomic request. A
+ * GFP_KERNEL order-0 request fails the mark (no usable page), makes no
+ * reclaim progress, and before OOM unreserves the block through that
+ * page (the block takes the request's type, UNMOVABLE); then the page is
+ * usable and the retry is served with it.
+ */
+START_TEST(test_unreserve_finds_an_order0_page)
+{
+	static const char text[] =
+		"config nodes=1 cpus=1 max_order=10 pageblock_order=9 min_free_kbytes=1 "
+		"watermark_scale_factor=1000 high_fraction=0\n"
+		"zone 0 Normal start=0 spanned=1024 present=1024 managed=1024\n"
+		"cpu0 pcp_disable node=0 zone=Normal\n"
+		"cpu0 alloc a0 order=9 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		"cpu0 alloc a1 order=8 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		"cpu0 alloc a2 order=7 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		"cpu0 alloc a3 order=5 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		"cpu0 alloc a4 order=4 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		"cpu0 alloc a5 order=0 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		"cpu0 alloc a6 order=1 gfp=ATOMIC\n"
+		"cpu0 alloc a7 order=5 gfp=ATOMIC\n"
+		"cpu0 alloc a8 order=4 gfp=ATOMIC\n"
+		"cpu0 alloc a9 order=3 gfp=ATOMIC\n"
+		"cpu0 alloc a10 order=3 gfp=ATOMIC\n"
+		"cpu0 alloc a11 order=2 gfp=ATOMIC\n"
+		"cpu0 alloc a12 order=2 gfp=ATOMIC\n"
+		"cpu0 alloc a13 order=1 gfp=ATOMIC\n"
+		"cpu0 alloc a14 order=1 gfp=ATOMIC\n"
+		"check\n";
+	struct mm_exec *ex = mm_exec_create();
+	struct mm_exec_opts o;
+	struct vrec vr;
+	uint32_t gen;
+	long failed;
+
+	mm_exec_opts_default(&o);
+	ck_assert_int_eq(exec_text(ex, text, &o, &vr, &failed), 0);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	struct mm_sim *sim = mm_exec_sim(ex);
+	struct zone *z = normal(sim);
+	ck_assert_uint_eq(z->nr_reserved_highatomic, 512);
+	ck_assert_int_eq(z->nr_free_highatomic, 1);
+	ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], 1);
+	uint32_t last = z->free_area[0].head[MIGRATE_HIGHATOMIC];
+	ck_assert_uint_ne(last, PFN_NIL);
+	ck_assert_uint_eq(last >> 9, 1);
+	sim_record(sim, &vr);
+	mm_set_current_cpu(0);
+
+	ck_assert_int_eq(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, 15, &gen), last);
+	ck_assert_uint_eq(z->nr_reserved_highatomic, 0);
+	ck_assert_int_eq(sim->pageblock_flags[1] & PB_MIGRATETYPE_MASK, MIGRATE_UNMOVABLE);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_exec_destroy(ex);
+}
+END_TEST
+
+/*
  * zone_watermark_fast()'s boost exemption, where the admission is judged:
  * an order-0 __GFP_HIGH request at min that fails the boosted mark is
  * checked again against min alone. The buddy path checks admissions, and
@@ -599,6 +664,7 @@ static Suite *highatomic_suite(void)
 	tcase_add_test(tc, test_refusal_check_locks_only_threaded);
 	tcase_add_loop_test(tc, test_refusal_at_one_page_margin, 0, (int)ARRAY_SIZE(margin_rows));
 	tcase_add_loop_test(tc, test_unreserve_by_order, 0, 6);
+	tcase_add_test(tc, test_unreserve_finds_an_order0_page);
 	tcase_add_test(tc, test_atomic_order0_admitted_past_the_boost);
 	suite_add_tcase(s, tc);
 	return s;
