@@ -1474,6 +1474,9 @@ START_TEST(test_public_calls_out_of_range)
 	ck_assert_int_eq(mm_compact_zone(sim, -1, ZONE_NORMAL, 0, MM_COMPACT_PRIO_ASYNC,
 					 MM_MIGRATE_ASYNC, MIGRATE_MOVABLE),
 			 -1);
+	ck_assert_int_eq(mm_compact_zone(sim, 1, ZONE_NORMAL, 0, MM_COMPACT_PRIO_ASYNC,
+					 MM_MIGRATE_ASYNC, MIGRATE_MOVABLE),
+			 -1);
 	ck_assert_int_eq(mm_compact_zone(sim, 0, (enum zone_type)MAX_NR_ZONES, 0,
 					 MM_COMPACT_PRIO_ASYNC, MM_MIGRATE_ASYNC, MIGRATE_MOVABLE),
 			 -1);
@@ -1484,6 +1487,11 @@ START_TEST(test_public_calls_out_of_range)
 	ck_assert_int_eq(mm_kcompactd_step(sim, 1, 0), 1);
 	ck_assert_int_eq(mm_kcompactd_step(sim, -1, 0), 1);
 	ck_assert_int_eq(mm_kcompactd_step(sim, 0, 4), 1);
+	/* max_order itself is an order the calls take */
+	ck_assert_int_ne(mm_compact_zone(sim, 0, ZONE_NORMAL, 3, MM_COMPACT_PRIO_ASYNC,
+					 MM_MIGRATE_ASYNC, MIGRATE_MOVABLE),
+			 -1);
+	ck_assert_int_eq(mm_kcompactd_step(sim, 0, 3), 0);
 	ck_assert_int_eq(mm_vm_committed_local(sim, -1), 0);
 	ck_assert_int_eq(mm_vm_committed_local(sim, 2), 0);
 	ck_assert_int_eq(mm_pcpu_local(sim, 0, -1), 0);
