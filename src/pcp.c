@@ -1031,7 +1031,7 @@ MM_SCAN unsigned long _mm_pcp_check_sizing(struct zone *zone)
 
 		if (!batch_is_kernel_value(b) || lo < b << 2 || hi < b << 2) {
 			mm_report_violation(sim, "INV-PCP-HIGH-FLOOR", zone->node, (int)zone->type,
-					    (int)cpu, -1, (long long)b << 2, lo,
+					    (int)cpu, -1, 4LL * b, lo,
 					    "batch %d high_min %d high_max %d: high below 4*batch",
 					    b, lo, hi);
 			return bad + 1;
