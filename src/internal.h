@@ -32,24 +32,34 @@
 #endif
 /*
  * A loop over every CPU of a zone (or every counter's CPUs), run on each
- * input: a 256-CPU machine has 2048 (zone, cpu) pagesets. The loops index
- * arrays the machine sized for nr_cpus; the sanitizers' checks and the
- * coverage counters there cost more than the loads they guard and catch
- * nothing the full checks do not. A loop an op runs over every CPU (a
- * snapshot read, a counter sum, drain_all_pages()'s look for pcp pages)
- * is one too: its counter's hit count is the machine's CPU count, and
- * libFuzzer would keep inputs for nothing but a bigger machine, each
- * costlier to run. Not a loop that stops early at the first CPU that
- * fails a condition: its hit count is progress the fuzzer can follow
- * (see _mm_vmstat_pressure_in_force()). The inline helpers such a loop calls are
- * MM_SCAN_INLINE, or they would not inline into it (nor shed their checks);
- * the one-line accessors below (pfn_to_page(), get_pfnblock_migratetype(),
- * zone_end_pfn(), ...) are MM_ALWAYS_INLINE for the same reason: the fuzz
- * build kept out-of-line copies of them, called from every scan, whose
- * counters' hit counts were the checks' page counts.
+ * input: a 256-CPU machine has 2048 (zone, cpu) pagesets. A loop an op
+ * runs over every CPU (a snapshot read, a counter sum, drain_all_pages()'s
+ * look for pcp pages) is one too: its coverage counter's hit count is the
+ * machine's CPU count, and libFuzzer would keep inputs for nothing but a
+ * bigger machine, each costlier to run. Such loops carry no coverage
+ * counters. Not a loop that stops early at the first CPU that fails a
+ * condition: its hit count is progress the fuzzer can follow (see
+ * _mm_vmstat_pressure_in_force()). The one-line accessors below
+ * (pfn_to_page(), get_pfnblock_migratetype(), zone_end_pfn(), ...) are
+ * MM_ALWAYS_INLINE for the same reason: the fuzz build kept out-of-line
+ * copies of them, called from every scan, whose counters' hit counts were
+ * the checks' page counts.
+ *
+ * The fuzz targets' copy of the library (MM_FAST_SCANS, the fuzz and afl
+ * presets) also drops the sanitizers' checks there, which cost more than
+ * the loads they guard; the inline helpers such a loop calls are then
+ * MM_SCAN_INLINE, or they would not inline into it. Every other build
+ * keeps them: a loop that runs one CPU past the machine, or one list past
+ * an array, is reported where it reads, not taken for data (the tests and
+ * ci/mutants' kills rely on it).
  */
-#define MM_SCAN	       MM_NO_COVERAGE MM_NO_SANITIZE
-#define MM_SCAN_INLINE MM_NO_SANITIZE
+#ifdef MM_FAST_SCANS
+#define MM_SCAN_SANITIZE MM_NO_SANITIZE
+#else
+#define MM_SCAN_SANITIZE
+#endif
+#define MM_SCAN	       MM_NO_COVERAGE MM_SCAN_SANITIZE
+#define MM_SCAN_INLINE MM_SCAN_SANITIZE
 
 /*
  * Memory the model keeps for reuse (a cached per-cpu area) is poisoned
