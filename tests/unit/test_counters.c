@@ -661,6 +661,9 @@ START_TEST(test_mm_ops_skip)
 	ck_assert_int_eq(mm_mmap(sim, 1, 1, MM_ANONPAGES, 0), 1); /* not live */
 	ck_assert_int_eq(mm_munmap(sim, 1, 1, MM_ANONPAGES), 1);
 	ck_assert_int_eq(mm_exit(sim, 1), 1);
+	ck_assert_int_eq(mm_rss_sum(sim, 1, MM_ANONPAGES), 0); /* reads of a slot not live */
+	ck_assert_int_eq(mm_rss_local(sim, 1, MM_ANONPAGES, 0), 0);
+	ck_assert_int_eq(mm_get_mm_counter(sim, 1, MM_ANONPAGES), 0);
 	ck_assert_int_eq(mm_rss_local(sim, 0, MM_ANONPAGES, 2), 0); /* no CPU 2 */
 
 	/* a thread that is no CPU of the machine runs no mm op */
