@@ -15,6 +15,7 @@
 #include "common.h"
 #include "internal.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 struct wm {
@@ -460,6 +461,42 @@ static const struct {
 	{0, 0, 0},					/* mark 0: one free page passes */
 };
 
+/*
+ * zone_watermark_ok_safe() pays for the snapshot only when a drift mark is
+ * set and the estimate is below it (free_pages < percpu_drift_mark). CPU
+ * 0's diff holds 100 freed pages' loss the estimate does not see yet (the
+ * exact count has it), so a mark of 950 passes on the estimate (1024) and
+ * fails on the snapshot (924): at a drift mark equal to the estimate the
+ * estimate decides, one above it the snapshot does, and no mark at all
+ * leaves the estimate.
+ */
+START_TEST(test_safe_snapshot_only_below_drift_mark)
+{
+	static const struct {
+		long above_estimate; /* the drift mark, from the estimate; LONG_MIN: none */
+		bool ok;
+	} rows[] = {{LONG_MIN, true}, {-1, true}, {0, true}, {1, false}, {100, false}};
+	struct zone *z;
+	struct mm_sim *sim = wmark_sim(&z);
+	long estimate = zone_page_state(z, NR_FREE_PAGES);
+	struct vrec vr;
+
+	ck_assert_int_eq(estimate, 1024);
+	sim->serial = true;
+	sim_record(sim, &vr);
+	z->per_cpu_zonestats[0].vm_stat_diff[NR_FREE_PAGES] = -100;
+	z->vm_stat_exact[NR_FREE_PAGES] -= 100;
+	z->percpu_drift_mark = rows[_i].above_estimate == LONG_MIN
+				       ? 0
+				       : (unsigned long)(estimate + rows[_i].above_estimate);
+	ck_assert_int_eq(zone_watermark_ok_safe(z, 0, 950, ZONE_NORMAL), rows[_i].ok);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	z->per_cpu_zonestats[0].vm_stat_diff[NR_FREE_PAGES] = 0;
+	z->vm_stat_exact[NR_FREE_PAGES] += 100;
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 START_TEST(test_wmark_ok_reserve_floors)
 {
 	struct zone *z;
@@ -756,6 +793,7 @@ static Suite *watermark_suite(void)
 	tcase_add_test(tc, test_wmark_ok_lowmem_reserve);
 	tcase_add_test(tc, test_wmark_ok_order_unusable);
 	tcase_add_test(tc, test_wmark_ok_needs_free_block);
+	tcase_add_loop_test(tc, test_safe_snapshot_only_below_drift_mark, 0, 5);
 	tcase_add_loop_test(tc, test_refused_zone_id_high, 0, (int)ARRAY_SIZE(refused_rows));
 	tcase_add_test(tc, test_refused_every_zone_id);
 	suite_add_tcase(s, tc);
