@@ -780,6 +780,49 @@ START_TEST(test_boost_decay_checks_dma)
 }
 END_TEST
 
+/*
+ * A serial kswapd run up to Normal on the four-zone machine takes back a
+ * boost left on the first zone, DMA, and the run's own check sees the
+ * node's boosts as they were before it: no report.
+ */
+START_TEST(test_kswapd_takes_back_dma_boost)
+{
+	struct mm_sim *sim = four_zones(true);
+	struct zone *dma = &sim->node_data[0]->node_zones[ZONE_DMA];
+	struct vrec vr;
+
+	sim->serial = true;
+	sim_record(sim, &vr);
+	dma->watermark_boost = 16;
+	wakeup_kswapd(&sim->node_data[0]->node_zones[ZONE_NORMAL], 0, 0, ZONE_NORMAL);
+	ck_assert(mm_kswapd_awake(sim, 0, NULL));
+	ck_assert_int_eq(_mm_kswapd_step(sim, 0), 0);
+	ck_assert_uint_eq(dma->watermark_boost, 0);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
+ * pgdat_balanced() from the first zone: with DMA alone at its high mark
+ * (64 free pages above a mark of 0) the node is balanced for a Normal
+ * request, and with no boost anywhere wakeup_kswapd() leaves kswapd asleep.
+ */
+START_TEST(test_dma_alone_balances_the_node)
+{
+	struct mm_sim *sim = four_zones(true);
+	struct zone *dma = &sim->node_data[0]->node_zones[ZONE_DMA];
+
+	sim->serial = true;
+	for (int w = 0; w < NR_WMARK; w++)
+		dma->_watermark[w] = 0;
+	ck_assert(pgdat_balanced(sim->node_data[0], 0, ZONE_NORMAL));
+	wakeup_kswapd(&sim->node_data[0]->node_zones[ZONE_NORMAL], 0, 0, ZONE_NORMAL);
+	ck_assert(!mm_kswapd_awake(sim, 0, NULL));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *boost_suite(void)
 {
 	Suite *s = suite_create("boost");
@@ -808,6 +851,8 @@ static Suite *boost_suite(void)
 	tcase_add_loop_test(tc, test_decay_rule_judged_at_each_decay, 0, 6);
 	tcase_add_loop_test(tc, test_reclaim_active_up_to_highest_zone, 0, 7);
 	tcase_add_test(tc, test_boost_decay_checks_dma);
+	tcase_add_test(tc, test_kswapd_takes_back_dma_boost);
+	tcase_add_test(tc, test_dma_alone_balances_the_node);
 	suite_add_tcase(s, tc);
 	return s;
 }
