@@ -9,7 +9,8 @@
  * zone an order-3 block and leave the full zones as they were, whichever
  * zone it is (the first of the walk included). ZONE_MOVABLE is left out:
  * __setup_per_zone_wmarks() holds its min mark at SWAP_CLUSTER_MAX (32)
- * pages, so no fill takes its last free pageblock.
+ * pages, so no fill takes its last free pageblock. kswapd's flush of the
+ * skip bits, reset_isolation_suitable(), walks the same zones.
  */
 #include "common.h"
 #include "internal.h"
@@ -114,11 +115,37 @@ START_TEST(test_kcompactd_step_compacts_each_zone)
 }
 END_TEST
 
+/*
+ * reset_isolation_suitable(), kswapd's flush before it sleeps, walks the
+ * same zones from ZONE_DMA up: a flush request on any one of them is
+ * consumed (the reset ran there), and only there.
+ */
+START_TEST(test_flush_reaches_each_zone)
+{
+	struct mm_sim *sim = four_zone_machine();
+	struct zone *z = &sim->node_data[0]->node_zones[zones[_i]];
+	unsigned int resets[ARRAY_SIZE(zones)];
+
+	for (size_t i = 0; i < ARRAY_SIZE(zones); i++)
+		resets[i] = atomic_load(&sim->node_data[0]->node_zones[zones[i]].compact_resets);
+	z->compact_blockskip_flush = true;
+	mm_reset_isolation_suitable(sim, 0);
+	ck_assert_msg(!z->compact_blockskip_flush, "%s's flush request left pending",
+		      mm_zone_name(zones[_i]));
+	for (size_t i = 0; i < ARRAY_SIZE(zones); i++)
+		ck_assert_uint_eq(
+			atomic_load(&sim->node_data[0]->node_zones[zones[i]].compact_resets),
+			resets[i] + (i == (size_t)_i));
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *kcompactd_zones_suite(void)
 {
 	Suite *s = suite_create("kcompactd_zones");
 	TCase *tc = tcase_create("core");
 
+	tcase_add_loop_test(tc, test_flush_reaches_each_zone, 0, (int)ARRAY_SIZE(zones));
 	tcase_add_loop_test(tc, test_kcompactd_step_compacts_each_zone, 0, ARRAY_SIZE(zones));
 	suite_add_tcase(s, tc);
 	return s;
