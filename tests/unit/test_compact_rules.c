@@ -205,6 +205,9 @@ static const struct {
 	{{5, 0, 0, 0, 0, 1}, true},
 	/* the same block beside two order-3: -1000, go; the order-3 blocks alone give 0 */
 	{{0, 0, 0, 2, 0, 1}, true},
+	/* 250 order-3 and 3 order-1, 2006 pages in 253 blocks: 1000 - (1000 + 125375)
+	 * / 253 = 501, go; one more thousandth per page (125500) would give 500 */
+	{{0, 3, 0, 250, 0}, true},
 };
 
 /* __fragmentation_index() over the row's free blocks, written out from the kernel's rule */
