@@ -138,6 +138,31 @@ START_TEST(test_deferred_layout_movable_highest)
 }
 END_TEST
 
+/*
+ * A node whose only zone is ZONE_DMA: that zone, the first type, is the
+ * highest populated one and the one deferred; the walks down reach it.
+ */
+START_TEST(test_deferred_layout_dma_only)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+
+	cfg_tiny(&cfg, 1, 10, 9);
+	cfg_zone(&cfg, 0, ZONE_DMA, 0, 3 * PB, 3 * PB);
+	cfg.deferred_init_pages = PB;
+	sim = sim_new(&cfg);
+
+	ck_assert(mm_deferred_init_pending(sim));
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_DMA).managed, PB);
+	ck_assert_uint_eq(mm_deferred_init_step(sim, 0, 1), PB);
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_DMA).managed, 2 * PB);
+	ck_assert_uint_eq(mm_deferred_init_complete(sim), PB);
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_DMA).managed, 3 * PB);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *deferred_layout_suite(void)
 {
 	Suite *s = suite_create("deferred_layout");
@@ -146,6 +171,7 @@ static Suite *deferred_layout_suite(void)
 	tcase_add_test(tc, test_deferred_layout_grid);
 	tcase_add_test(tc, test_deferred_layout_second_node_dma);
 	tcase_add_test(tc, test_deferred_layout_movable_highest);
+	tcase_add_test(tc, test_deferred_layout_dma_only);
 	suite_add_tcase(s, tc);
 	return s;
 }
