@@ -302,9 +302,12 @@ static int offline_pages(struct mm_sim *sim, struct zone *zone, uint64_t start, 
 	zone->offlined_pages += (long)(end - start);
 	init_per_zone_wmark_min(sim);
 out:
+	/*
+	 * The new pcp limits came with init_per_zone_wmark_min() on success;
+	 * a failure leaves the sizing the enable restores, as the kernel's.
+	 */
 	if (!was_disabled)
 		mm_zone_pcp_enable(sim, zone->node, zone->type);
-	zone_pcp_update(zone, 0);
 	return ret;
 }
 
@@ -350,8 +353,7 @@ static int online_pages(struct mm_sim *sim, struct zone *zone, uint64_t start, u
 	}
 	if (ret)
 		return ret;
-	init_per_zone_wmark_min(sim);
-	zone_pcp_update(zone, 0);
+	init_per_zone_wmark_min(sim); /* the watermarks, then every zone's pcp limits */
 	return 0;
 }
 
