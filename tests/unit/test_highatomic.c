@@ -24,20 +24,28 @@ static struct zone *normal(struct mm_sim *sim)
 	return &sim->node_data[0]->node_zones[ZONE_NORMAL];
 }
 
-/* RESERVED, run clean; its machine records violations in vr from now on, as CPU 0. */
-static struct mm_sim *reserved_machine(struct mm_exec *ex, struct vrec *vr)
+/* text, run clean; its machine records violations in vr from now on, as CPU 0. */
+static struct mm_sim *clean_machine(struct mm_exec *ex, const char *text, struct vrec *vr)
 {
 	struct mm_exec_opts o;
 	long failed;
 
 	mm_exec_opts_default(&o);
-	ck_assert_int_eq(exec_text(ex, RESERVED "check\n", &o, vr, &failed), 0);
+	ck_assert_int_eq(exec_text(ex, text, &o, vr, &failed), 0);
 	ck_assert_msg(vr->n == 0, "%s", vr->first);
 	struct mm_sim *sim = mm_exec_sim(ex);
-	ck_assert_uint_eq(normal(sim)->nr_reserved_highatomic, 512);
-	ck_assert_int_eq(normal(sim)->nr_free_highatomic, 78);
 	sim_record(sim, vr);
 	mm_set_current_cpu(0);
+	return sim;
+}
+
+/* RESERVED, run clean, as clean_machine(). */
+static struct mm_sim *reserved_machine(struct mm_exec *ex, struct vrec *vr)
+{
+	struct mm_sim *sim = clean_machine(ex, RESERVED "check\n", vr);
+
+	ck_assert_uint_eq(normal(sim)->nr_reserved_highatomic, 512);
+	ck_assert_int_eq(normal(sim)->nr_free_highatomic, 78);
 	return sim;
 }
 
@@ -584,15 +592,9 @@ START_TEST(test_unreserve_finds_an_order0_page)
 		"cpu0 alloc a14 order=1 gfp=ATOMIC\n"
 		"check\n";
 	struct mm_exec *ex = mm_exec_create();
-	struct mm_exec_opts o;
 	struct vrec vr;
 	uint32_t gen;
-	long failed;
-
-	mm_exec_opts_default(&o);
-	ck_assert_int_eq(exec_text(ex, text, &o, &vr, &failed), 0);
-	ck_assert_msg(vr.n == 0, "%s", vr.first);
-	struct mm_sim *sim = mm_exec_sim(ex);
+	struct mm_sim *sim = clean_machine(ex, text, &vr);
 	struct zone *z = normal(sim);
 	ck_assert_uint_eq(z->nr_reserved_highatomic, 512);
 	ck_assert_int_eq(z->nr_free_highatomic, 1);
@@ -600,8 +602,6 @@ START_TEST(test_unreserve_finds_an_order0_page)
 	uint32_t last = z->free_area[0].head[MIGRATE_HIGHATOMIC];
 	ck_assert_uint_ne(last, PFN_NIL);
 	ck_assert_uint_eq(last >> 9, 1);
-	sim_record(sim, &vr);
-	mm_set_current_cpu(0);
 
 	ck_assert_int_eq(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, 15, &gen), last);
 	ck_assert_uint_eq(z->nr_reserved_highatomic, 0);
