@@ -616,14 +616,18 @@ END_TEST
 
 START_TEST(test_batchsize_table)
 {
-	/* managed -> batch: min(M >> 10, 256) / 4, rounddown_pow_of_two(b + b / 2) - 1 */
+	/*
+	 * managed -> batch: min(M >> 10, 256) / 4, rounddown_pow_of_two(b + b / 2) - 1;
+	 * the rows from 40960 on are the edges, where b + b / 2 first reaches 16, 32, 64
+	 */
 	static const struct {
 		unsigned long managed;
 		int batch;
 	} rows[] = {
 		{0, 0},	      {1023, 0},    {4096, 0},	  {8191, 0},	   {8192, 1},	{12288, 3},
 		{16384, 3},   {24576, 7},   {32768, 7},	  {49152, 15},	   {65536, 15}, {98304, 31},
-		{131072, 31}, {196608, 63}, {262144, 63}, {1UL << 30, 63},
+		{131072, 31}, {196608, 63}, {262144, 63}, {1UL << 30, 63}, {40960, 7},	{45056, 15},
+		{86016, 15},  {90112, 31},  {172032, 31}, {176128, 63},
 	};
 
 	for (unsigned int i = 0; i < ARRAY_SIZE(rows); i++)
