@@ -507,11 +507,9 @@ long long mm_pcpu_sum(struct mm_sim *sim, unsigned int idx)
 	return fbc ? __percpu_counter_sum(sim, fbc) : 0;
 }
 
-/*
- * The drift the CPUs' locals may hold: Σ (largest batch since each fold - 1).
- * Run once per compare, not per scan: left instrumented.
- */
-static int64_t maxb_drift_allowed(const struct mm_sim *sim, const struct percpu_counter *fbc)
+/* The drift the CPUs' locals may hold: Σ (largest batch since each fold - 1). */
+MM_SCAN static int64_t maxb_drift_allowed(const struct mm_sim *sim,
+					  const struct percpu_counter *fbc)
 {
 	int64_t allowed = 0;
 
