@@ -113,51 +113,39 @@ START_TEST(test_deferred_layout_second_node_dma)
 END_TEST
 
 /*
- * A node whose highest zone is ZONE_MOVABLE (movablecore=): that zone,
- * the last before the node's end, is the one deferred; Normal below it
- * boots whole. The walk down starts at the last zone type there is.
+ * The highest populated zone of a node is the one deferred, whichever type
+ * it is; a zone below it boots whole. The walks down reach both ends of
+ * the types: ZONE_MOVABLE above Normal (movablecore=), the last type there
+ * is, and ZONE_DMA alone, the first.
  */
-START_TEST(test_deferred_layout_movable_highest)
+START_TEST(test_deferred_layout_highest_type)
 {
+	static const struct {
+		int below; /* a whole zone of 2 pageblocks under the top one; -1: none */
+		enum zone_type top;
+	} rows[] = {{ZONE_NORMAL, ZONE_MOVABLE}, {-1, ZONE_DMA}};
+	enum zone_type top = rows[_i].top;
 	struct mm_config cfg;
 	struct mm_sim *sim;
+	uint64_t start = 0;
 
 	cfg_tiny(&cfg, 1, 10, 9);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 2 * PB, 2 * PB);
-	cfg_zone(&cfg, 0, ZONE_MOVABLE, 2 * PB, 3 * PB, 3 * PB);
+	if (rows[_i].below >= 0) {
+		cfg_zone(&cfg, 0, (enum zone_type)rows[_i].below, 0, 2 * PB, 2 * PB);
+		start = 2 * PB;
+	}
+	cfg_zone(&cfg, 0, top, start, 3 * PB, 3 * PB);
 	cfg.deferred_init_pages = PB;
 	sim = sim_new(&cfg);
 
 	ck_assert(mm_deferred_init_pending(sim));
-	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).managed, 2 * PB);
-	ck_assert_uint_eq(zinfo(sim, 0, ZONE_MOVABLE).managed, PB);
-	ck_assert_uint_eq(mm_deferred_init_complete(sim), 2 * PB);
-	ck_assert_uint_eq(zinfo(sim, 0, ZONE_MOVABLE).managed, 3 * PB);
-	ck_assert_uint_eq(mm_check_full(sim), 0);
-	mm_sim_destroy(sim);
-}
-END_TEST
-
-/*
- * A node whose only zone is ZONE_DMA: that zone, the first type, is the
- * highest populated one and the one deferred; the walks down reach it.
- */
-START_TEST(test_deferred_layout_dma_only)
-{
-	struct mm_config cfg;
-	struct mm_sim *sim;
-
-	cfg_tiny(&cfg, 1, 10, 9);
-	cfg_zone(&cfg, 0, ZONE_DMA, 0, 3 * PB, 3 * PB);
-	cfg.deferred_init_pages = PB;
-	sim = sim_new(&cfg);
-
-	ck_assert(mm_deferred_init_pending(sim));
-	ck_assert_uint_eq(zinfo(sim, 0, ZONE_DMA).managed, PB);
+	if (rows[_i].below >= 0)
+		ck_assert_uint_eq(zinfo(sim, 0, (enum zone_type)rows[_i].below).managed, 2 * PB);
+	ck_assert_uint_eq(zinfo(sim, 0, top).managed, PB);
 	ck_assert_uint_eq(mm_deferred_init_step(sim, 0, 1), PB);
-	ck_assert_uint_eq(zinfo(sim, 0, ZONE_DMA).managed, 2 * PB);
+	ck_assert_uint_eq(zinfo(sim, 0, top).managed, 2 * PB);
 	ck_assert_uint_eq(mm_deferred_init_complete(sim), PB);
-	ck_assert_uint_eq(zinfo(sim, 0, ZONE_DMA).managed, 3 * PB);
+	ck_assert_uint_eq(zinfo(sim, 0, top).managed, 3 * PB);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 	mm_sim_destroy(sim);
 }
@@ -170,8 +158,7 @@ static Suite *deferred_layout_suite(void)
 
 	tcase_add_test(tc, test_deferred_layout_grid);
 	tcase_add_test(tc, test_deferred_layout_second_node_dma);
-	tcase_add_test(tc, test_deferred_layout_movable_highest);
-	tcase_add_test(tc, test_deferred_layout_dma_only);
+	tcase_add_loop_test(tc, test_deferred_layout_highest_type, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
