@@ -612,6 +612,61 @@ START_TEST(test_unreserve_finds_an_order0_page)
 END_TEST
 
 /*
+ * unreserve_highatomic_pageblock() walks the zonelist as the request may
+ * use it: a zone above the request's highest zone is passed over, forced
+ * or not. A reserve in Normal (pageblock 3, as RESERVED makes it) and
+ * GFP_DMA32 requests until ZONE_DMA32 is out: each failure makes no
+ * reclaim progress and unreserves before OOM, and finds nothing it may
+ * take, so Normal's reserve stays whole. A walk that took Normal's block
+ * would retype a pageblock no retry could use.
+ */
+START_TEST(test_unreserve_skips_zones_above_the_request)
+{
+	static const char text[] =
+		"config nodes=1 cpus=1 max_order=10 pageblock_order=9 min_free_kbytes=0 "
+		"watermark_scale_factor=10 high_fraction=0\n"
+		"zone 0 DMA32 start=0 spanned=1024 present=1024 managed=1024\n"
+		"zone 0 Normal start=1024 spanned=1024 present=1024 managed=1024\n"
+		"cpu0 pcp_disable node=0 zone=DMA32\n"
+		"cpu0 pcp_disable node=0 zone=Normal\n"
+		"cpu0 alloc a0 order=9 gfp=DMA32|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		"cpu0 alloc a1 order=8 gfp=DMA32|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		"cpu0 alloc a2 order=7 gfp=DMA32|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		"cpu0 alloc a3 order=5 gfp=DMA32|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		"cpu0 alloc a4 order=4 gfp=DMA32|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		"cpu0 alloc a5 order=4 gfp=DMA32|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		"cpu0 alloc a6 order=3 gfp=DMA32|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		"cpu0 alloc a7 order=9 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		"cpu0 alloc a8 order=8 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		"cpu0 alloc a9 order=7 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		"cpu0 alloc a10 order=5 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		"cpu0 alloc a11 order=4 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		"cpu0 alloc a12 order=4 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		"cpu0 alloc a13 order=3 gfp=MOVABLE|DIRECT_RECLAIM|KSWAPD_RECLAIM\n"
+		"cpu0 alloc a14 order=1 gfp=ATOMIC\n"
+		"check\n";
+	struct mm_exec *ex = mm_exec_create();
+	struct vrec vr;
+	uint32_t gen;
+	struct mm_sim *sim = clean_machine(ex, text, &vr);
+	struct zone *z = normal(sim);
+	ck_assert_uint_eq(z->nr_reserved_highatomic, 512);
+	ck_assert_int_eq(sim->pageblock_flags[3] & PB_MIGRATETYPE_MASK, MIGRATE_HIGHATOMIC);
+
+	int served = 0;
+	while (served <= 1024 &&
+	       mm_alloc_pages(sim, 0, MM_GFP_DMA32 | MM_GFP_KERNEL, 0, 16, &gen) >= 0)
+		served++;
+	ck_assert_int_gt(served, 0);
+	ck_assert_int_le(served, 1024);
+	ck_assert_uint_eq(z->nr_reserved_highatomic, 512);
+	ck_assert_int_eq(sim->pageblock_flags[3] & PB_MIGRATETYPE_MASK, MIGRATE_HIGHATOMIC);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_exec_destroy(ex);
+}
+END_TEST
+
+/*
  * zone_watermark_fast()'s boost exemption, where the admission is judged:
  * an order-0 __GFP_HIGH request at min that fails the boosted mark is
  * checked again against min alone. The buddy path checks admissions, and
@@ -665,6 +720,7 @@ static Suite *highatomic_suite(void)
 	tcase_add_loop_test(tc, test_refusal_at_one_page_margin, 0, (int)ARRAY_SIZE(margin_rows));
 	tcase_add_loop_test(tc, test_unreserve_by_order, 0, 6);
 	tcase_add_test(tc, test_unreserve_finds_an_order0_page);
+	tcase_add_test(tc, test_unreserve_skips_zones_above_the_request);
 	tcase_add_test(tc, test_atomic_order0_admitted_past_the_boost);
 	suite_add_tcase(s, tc);
 	return s;
