@@ -751,6 +751,41 @@ START_TEST(test_skip_hint_shadow_pass)
 }
 END_TEST
 
+/*
+ * The shadow compares a pass from a zone with no skip bit set: the zone's
+ * own pageblocks, not its neighbour's. Normal [0, 256) ends on a block
+ * boundary and ZONE_MOVABLE [256, 512) follows, its first pageblock
+ * marked; test_skip_hint_shadow_pass()'s pass on Normal is still
+ * compared, and caught.
+ */
+START_TEST(test_skip_hint_shadow_ignores_the_next_zone)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct vrec vr;
+
+	cfg_tiny(&cfg, 1, 6, 5);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 0, 256, 256);
+	cfg_zone(&cfg, 0, ZONE_MOVABLE, 256, 256, 256);
+	sim = sim_new(&cfg);
+	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
+	mm_zone_pcp_disable(sim, 0, ZONE_MOVABLE);
+	sim->serial = true;
+	vrec_init(&vr);
+	mm_sim_set_violation_handler(sim, vrec_handler, &vr);
+	fill(sim, 0, 256, 0, 0);
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 0);
+	free_pattern(sim, 2, 1);
+	sim->pageblock_flags[256 >> 5] |= PB_SKIP;
+	sim->policy.compact_lru_skip = lru_skip_every_page;
+	ck_assert_int_ne(mm_compact_zone(sim, 0, ZONE_NORMAL, 4, MM_COMPACT_PRIO_SYNC_LIGHT,
+					 MM_MIGRATE_SYNC_LIGHT, MIGRATE_MOVABLE),
+			 MM_COMPACT_SUCCESS);
+	ck_assert_msg(vrec_has(&vr, "INV-COMPACT-SKIP-HINT"), "got: %s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* As lru_skip_every_page(), from a block's third LRU page on: three sources a block. */
 static bool lru_skip_from_third_page(struct compact_control *cc, uint64_t valid_pfn,
 				     uint64_t lru_pfn, bool *skip_updated)
@@ -1637,6 +1672,7 @@ static Suite *compaction_suite(void)
 	tcase_add_test(tc, test_migrate_scanned_counts_free_buddies);
 	tcase_add_test(tc, test_exec_handles_follow_migration);
 	tcase_add_test(tc, test_skip_hint_shadow_pass);
+	tcase_add_test(tc, test_skip_hint_shadow_ignores_the_next_zone);
 	tcase_add_test(tc, test_skip_hint_ignores_free_side_marks);
 	tcase_add_test(tc, test_shadow_pass_keeps_exec_handles);
 	tcase_add_loop_test(tc, test_shadow_pass_leaves_no_trace, 0, 2);
