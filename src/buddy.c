@@ -830,6 +830,29 @@ static MM_ALWAYS_INLINE bool mergeable_buddy(struct zone *zone, uint64_t pfn, un
 }
 
 /*
+ * The offline pages of a run of reserved and uninitialised pages: the
+ * reserved ones in isolated pageblocks. offline_pages() leaves its blocks
+ * so, and nothing else can: isolation refuses a block with a reserved or
+ * uninitialised page (has_unmovable_pages()), and a boot-reserved page
+ * lies in a block memmap_init() made MOVABLE.
+ */
+MM_SCAN static unsigned long offline_in_run(struct mm_sim *sim, uint64_t pfn, uint64_t run)
+{
+	unsigned long n = 0;
+
+	for (uint64_t end = pfn + run, next; pfn < end; pfn = next) {
+		next = pageblock_end_pfn(sim, pfn);
+		if (next > end)
+			next = end;
+		if (get_pfnblock_migratetype(sim, pfn) != MIGRATE_ISOLATE)
+			continue;
+		for (uint64_t p = pfn; p < next; p++)
+			n += pfn_to_page(sim, p)->state == PG_RESERVED;
+	}
+	return n;
+}
+
+/*
  * The full scan: every pfn of the zone is in exactly one block state, blocks
  * are aligned and inside the zone, no two free buddies could still merge,
  * the lists and counters agree, and free + allocated + reserved == spanned.
@@ -840,6 +863,7 @@ MM_SCAN unsigned long _mm_buddy_check_zone(struct zone *zone, const struct pcp_t
 	struct mm_sim *sim = zone->sim;
 	uint64_t start = zone->zone_start_pfn, end = start + zone->spanned_pages;
 	unsigned long bad = 0, nfree = 0, nalloc = 0, nreserved = 0, listed = 0, npcp = 0;
+	unsigned long noffline = 0;
 	const uint32_t reserved_word = tail_tag(PG_RESERVED, zone->zone_id);
 	const uint32_t uninit_word = tail_tag(PG_UNINIT, zone->zone_id);
 
@@ -868,6 +892,7 @@ MM_SCAN unsigned long _mm_buddy_check_zone(struct zone *zone, const struct pcp_t
 						   page_word(page + run) == uninit_word))
 				run++;
 			nreserved += run;
+			noffline += offline_in_run(sim, pfn, run);
 			pfn += run;
 			continue;
 		}
@@ -951,6 +976,12 @@ MM_SCAN unsigned long _mm_buddy_check_zone(struct zone *zone, const struct pcp_t
 	if (npcp != (unsigned long)t->pcp) {
 		zone_report(zone, "INV-PCP-COUNT", -1, (long long)npcp, t->pcp,
 			    "pcp pages in the memmap vs the zone's pcp total");
+		bad++;
+	}
+	if ((long)noffline != zone->offlined_pages) {
+		zone_report(zone, "INV-ZONE-OFFLINE", -1, (long long)noffline, zone->offlined_pages,
+			    "reserved pages of isolated pageblocks (offline) vs the zone's "
+			    "offlined pages");
 		bad++;
 	}
 	if (nfree + npcp + nalloc + nreserved != zone->spanned_pages) {

@@ -761,6 +761,42 @@ static struct mm_sim *fire_zone_conservation_managed(struct vfirst *r, struct wh
 	return sim;
 }
 
+/*
+ * INV-ZONE-OFFLINE, both ways: the zone's offlined count above what the
+ * memmap shows offline (nothing is), and pageblock 15 offline in the
+ * memmap with the count still 0.
+ */
+static struct mm_sim *fire_zone_offline_counted(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 0};
+	z->offlined_pages += 4;
+	record(sim, r);
+	mm_check_full(sim);
+	z->offlined_pages -= 4;
+	return sim;
+}
+
+static struct mm_sim *fire_zone_offline_memmap(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(1);
+	struct zone *z = zone_of(sim, 0, ZONE_NORMAL);
+	struct mm_op op = {.kind = MM_OP_OFFLINE_PAGES,
+			   .range = {.start = 60, .pages = 4, .node = 0, .zone = ZONE_NORMAL}};
+
+	sim->serial = true;
+	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 0);
+	ck_assert_int_eq(z->offlined_pages, 4);
+	*w = (struct where){0, ZONE_NORMAL, 0, -1, true, 4};
+	z->offlined_pages = 0;
+	record(sim, r);
+	mm_check_full(sim);
+	z->offlined_pages = 4;
+	return sim;
+}
+
 /* CPU 0's pcp->count one over the pages on its lists. */
 static struct mm_sim *fire_pcp_count_cpu(struct vfirst *r, struct where *w)
 {
@@ -1230,6 +1266,8 @@ static const struct {
 	{"INV-PCP-COUNT", fire_pcp_count_memmap},
 	{"INV-ZONE-CONSERVATION", fire_zone_conservation_memmap},
 	{"INV-ZONE-CONSERVATION", fire_zone_conservation_managed},
+	{"INV-ZONE-OFFLINE", fire_zone_offline_counted},
+	{"INV-ZONE-OFFLINE", fire_zone_offline_memmap},
 	{"INV-PCP-COUNT", fire_pcp_count_cpu},
 	{"INV-PCP-COUNT", fire_pcp_count_empty_lists},
 	{"INV-PCP-LIST", fire_pcp_list_tail},
