@@ -244,6 +244,54 @@ START_TEST(test_range_skips)
 END_TEST
 
 /*
+ * online_pages() onlines a pageblock only if it is offline: every page
+ * reserved and the block isolated, as offline_pages() left it. Neither
+ * alone will do. Row 0: a block memblock reserved at boot (managed 1536
+ * of 2048: block 3 all PG_RESERVED, still MOVABLE). Row 1: block 3 online
+ * and free but held isolated by another caller. Onlining block 3 is a
+ * skip in both, and the block is left as it was.
+ */
+START_TEST(test_online_wants_reserved_and_isolated)
+{
+	static const char boot_reserved[] =
+		"config nodes=1 cpus=2 max_order=10 pageblock_order=9 min_free_kbytes=0 "
+		"watermark_scale_factor=10 high_fraction=0\n"
+		"zone 0 Normal start=0 spanned=2048 present=2048 managed=1536\n";
+	struct run r;
+	struct vrec vr;
+	struct mm_sim *sim = run_text(&r, _i ? MACHINE : boot_reserved);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+	struct mm_op op = {.kind = MM_OP_ONLINE_PAGES,
+			   .range = {.start = 1536, .pages = 512, .node = 0, .zone = ZONE_NORMAL}};
+	struct mm_zone_info before;
+
+	if (_i) {
+		zone_lock(z);
+		move_freepages_block_isolate(z, 1536, MIGRATE_ISOLATE);
+		zone_unlock(z);
+	}
+	before = zinfo(sim, 0, ZONE_NORMAL);
+	sim_record(sim, &vr);
+	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 1);
+	ck_assert_msg(vr.n == 0, "%u reports, the first %s", vr.n, vr.first);
+	ck_assert_int_eq(get_pfnblock_migratetype(sim, 1536),
+			 _i ? MIGRATE_ISOLATE : MIGRATE_MOVABLE);
+	ck_assert_int_eq(sim->mem_map[2047].state, _i ? PG_FREE_TAIL : PG_RESERVED);
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).present, before.present);
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).managed, before.managed);
+	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, before.nr_free_exact);
+	if (_i) {
+		zone_lock(z);
+		move_freepages_block_isolate(z, 1536, MIGRATE_MOVABLE);
+		putback_pageblock_buddy(z, 1536);
+		zone_unlock(z);
+	}
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_exec_destroy(r.ex);
+}
+END_TEST
+
+/*
  * Two isolations at once, as CMA and memory offlining can have: pageblock
  * 3 held isolated by another caller (its free pages on the ISOLATE
  * lists), alloc_contig_range() of pageblock 0. The op's checks count the
@@ -826,6 +874,7 @@ static Suite *isolation_suite(void)
 	tcase_add_test(tc, test_undo_leftovers_reported);
 	tcase_add_test(tc, test_count_sees_listed_isolated_block);
 	tcase_add_test(tc, test_range_skips);
+	tcase_add_loop_test(tc, test_online_wants_reserved_and_isolated, 0, 2);
 	tcase_add_loop_test(tc, test_other_isolated_block_not_counted, 0, 2);
 	tcase_add_loop_test(tc, test_range_refused_unless_whole_blocks_in_zone, 0,
 			    (int)ARRAY_SIZE(bad_ranges));
