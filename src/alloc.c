@@ -343,18 +343,18 @@ MM_NO_COVERAGE static void check_refusal_highatomic(struct zone *zone, unsigned 
  * multi-block buddy): the first free
  * HIGHATOMIC block of a zone of the zonelist goes back to the request's
  * migratetype with its pageblock(s), and the reserve shrinks by a
- * pageblock. Without force a zone keeps its last reserved pageblock.
+ * pageblock. Always forced, as should_reclaim_retry() calls it before
+ * OOM: the unforced call, which keeps a zone's last reserved pageblock,
+ * follows a direct reclaim that made progress, and the model's makes none.
  */
-static bool unreserve_highatomic_pageblock(struct mm_sim *sim, const struct alloc_context *ac,
-					   bool force)
+static bool unreserve_highatomic_pageblock(struct mm_sim *sim, const struct alloc_context *ac)
 {
 	uint64_t nr_pb = UINT64_C(1) << sim->pageblock_order;
 
 	for (struct zone **zp = ac->zonelist; *zp; zp++) {
 		struct zone *zone = *zp;
 
-		if ((int)zone->type > ac->highest_zoneidx ||
-		    (!force && READ_ONCE(zone->nr_reserved_highatomic) <= nr_pb))
+		if ((int)zone->type > ac->highest_zoneidx)
 			continue;
 		zone_lock(zone);
 		for (unsigned int o = 0; o <= sim->max_order; o++) {
@@ -785,7 +785,7 @@ long long mm_alloc_pages(struct mm_sim *sim, unsigned int order, unsigned int gf
 		 */
 		uint64_t retries = (sim->max_pfn >> sim->pageblock_order) + 1;
 		while (!page && (gfp & MM_GFP_DIRECT_RECLAIM) && order <= PAGE_ALLOC_COSTLY_ORDER &&
-		       retries-- && unreserve_highatomic_pageblock(sim, &ac, true))
+		       retries-- && unreserve_highatomic_pageblock(sim, &ac))
 			page = get_page_from_freelist(sim, order, alloc_flags, &ac, owner, *gen);
 	}
 	if (!page) {
