@@ -76,6 +76,9 @@ START_TEST(test_steal_boosts_then_kswapd_takes_it_back)
 	/* rmqueue() delivered the wake and cleared the request */
 	ck_assert(!(atomic_load(&z->flags) & ZONE_BOOSTED_WATERMARK));
 	ck_assert(mm_kswapd_awake(sim, 0, NULL));
+	/* the boost's wake asks for order 0 up to the boosted zone (rmqueue(), 6.10) */
+	ck_assert_uint_eq(sim->node_data[0]->kswapd.order, 0);
+	ck_assert_int_eq(sim->node_data[0]->kswapd.highest_zoneidx, ZONE_NORMAL);
 	/* three more come from the claimed block; the fifth steals again */
 	for (uint32_t i = 0; i < 4; i++)
 		ck_assert_int_ge(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, -1, 1001 + i, &gen), 0);
