@@ -243,6 +243,23 @@ START_TEST(test_range_skips)
 }
 END_TEST
 
+/* A pageblock isolated by another caller (CMA, say), its free pages on the ISOLATE lists. */
+static void hold_isolated(struct zone *z, uint64_t pfn)
+{
+	zone_lock(z);
+	move_freepages_block_isolate(z, pfn, MIGRATE_ISOLATE);
+	zone_unlock(z);
+}
+
+/* ... and given back, its free pages merged again. */
+static void release_isolated(struct zone *z, uint64_t pfn)
+{
+	zone_lock(z);
+	move_freepages_block_isolate(z, pfn, MIGRATE_MOVABLE);
+	putback_pageblock_buddy(z, pfn);
+	zone_unlock(z);
+}
+
 /*
  * online_pages() onlines a pageblock only if it is offline: every page
  * reserved and the block isolated, as offline_pages() left it. Neither
@@ -265,11 +282,8 @@ START_TEST(test_online_wants_reserved_and_isolated)
 			   .range = {.start = 1536, .pages = 512, .node = 0, .zone = ZONE_NORMAL}};
 	struct mm_zone_info before;
 
-	if (_i) {
-		zone_lock(z);
-		move_freepages_block_isolate(z, 1536, MIGRATE_ISOLATE);
-		zone_unlock(z);
-	}
+	if (_i)
+		hold_isolated(z, 1536);
 	before = zinfo(sim, 0, ZONE_NORMAL);
 	sim_record(sim, &vr);
 	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 1);
@@ -280,12 +294,8 @@ START_TEST(test_online_wants_reserved_and_isolated)
 	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).present, before.present);
 	ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).managed, before.managed);
 	ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, before.nr_free_exact);
-	if (_i) {
-		zone_lock(z);
-		move_freepages_block_isolate(z, 1536, MIGRATE_MOVABLE);
-		putback_pageblock_buddy(z, 1536);
-		zone_unlock(z);
-	}
+	if (_i)
+		release_isolated(z, 1536);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 	mm_exec_destroy(r.ex);
 }
@@ -308,18 +318,13 @@ START_TEST(test_other_isolated_block_not_counted)
 	struct mm_op op = {.kind = _i ? MM_OP_OFFLINE_PAGES : MM_OP_ALLOC_CONTIG,
 			   .range = {.start = 0, .pages = 512, .node = 0, .zone = ZONE_NORMAL}};
 
-	zone_lock(z);
-	move_freepages_block_isolate(z, 1536, MIGRATE_ISOLATE);
-	zone_unlock(z);
+	hold_isolated(z, 1536);
 	ck_assert_uint_eq(z->free_area[9].head[MIGRATE_ISOLATE], 1536); /* the premise */
 	sim_record(sim, &vr);
 	ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 0);
 	ck_assert_msg(vr.n == 0, "op %u: %u reports, the first %s", op.kind, vr.n, vr.first);
 	ck_assert_int_eq(get_pfnblock_migratetype(sim, 1536), MIGRATE_ISOLATE);
-	zone_lock(z);
-	move_freepages_block_isolate(z, 1536, MIGRATE_MOVABLE);
-	putback_pageblock_buddy(z, 1536);
-	zone_unlock(z);
+	release_isolated(z, 1536);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 	mm_exec_destroy(r.ex);
 }
