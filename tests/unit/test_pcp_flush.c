@@ -401,6 +401,38 @@ START_TEST(test_flush_clears_below_high_at_order_0)
 END_TEST
 
 /*
+ * The other side: a flush that leaves the zone below its high mark keeps
+ * the mark. As above, but min_free_kbytes 320 once every page is taken
+ * (min 80, high 120 pages), and every page not 0 mod 4 freed through the
+ * pcp list until it flushes: the 64 pages in the buddy and the 32 the
+ * flush adds stay below high, so ZONE_BELOW_HIGH stays set.
+ */
+START_TEST(test_flush_below_high_keeps_the_mark)
+{
+	struct vrec vr;
+	uint32_t gen[256];
+	struct mm_sim *sim = all_taken_256(&vr, gen);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+
+	for (uint64_t p = 0; p < 256; p += 4)
+		mm_free_pages(sim, p, 0, 1, gen[p]);
+	mm_set_min_free_kbytes(sim, 320);
+	ck_assert_uint_eq(z->_watermark[WMARK_HIGH], 120);
+	mm_zone_pcp_enable(sim, 0, ZONE_NORMAL);
+	atomic_fetch_or(&z->flags, ZONE_BELOW_HIGH);
+	unsigned long long drains = sim_stats(sim).pcp_drains_high;
+	for (uint64_t p = 1; p < 256 && sim_stats(sim).pcp_drains_high == drains; p++)
+		if (p % 4)
+			mm_free_pages(sim, p, 0, 1, gen[p]);
+	ck_assert_uint_eq(sim_stats(sim).pcp_drains_high, drains + 1);
+	ck_assert_int_lt(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 120);
+	ck_assert(atomic_load(&z->flags) & ZONE_BELOW_HIGH);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * The pcp lists back on, and pfn 0 freed to list 0 (order-0 UNMOVABLE)
  * while its block is UNMOVABLE; the block is MOVABLE again after.
  */
@@ -490,6 +522,7 @@ static Suite *pcp_flush_suite(void)
 	tcase_add_loop_test(tc, test_flush_after_retype, 0, (int)ARRAY_SIZE(both));
 	tcase_add_test(tc, test_flush_mt_fires);
 	tcase_add_test(tc, test_flush_clears_below_high_at_order_0);
+	tcase_add_test(tc, test_flush_below_high_keeps_the_mark);
 	tcase_add_test(tc, test_drain_frees_list_0_first);
 	tcase_add_test(tc, test_decay_frees_list_0_first);
 	suite_add_tcase(s, tc);
