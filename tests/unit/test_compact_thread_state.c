@@ -61,6 +61,31 @@ START_TEST(test_unset_source_stops_threaded_compaction)
 }
 END_TEST
 
+/*
+ * With an LRU lent, a thread compacts, but the fill pool stays the
+ * executor's: under threads the fill and free_pattern ops are skips even
+ * where compaction is possible (the workers allocate), and nothing is
+ * filled.
+ */
+START_TEST(test_fill_ops_skip_under_threads_with_a_source)
+{
+	const struct mm_op ops[] = {
+		{.kind = MM_OP_FILL, .fill = {.node = -1, .zone = ZONE_NORMAL, .pages = 4}},
+		{.kind = MM_OP_FREE_PATTERN, .pattern = {.every = 1}},
+	};
+	struct vrec vr;
+	struct taken_zone t = taken_zone(2, 1024, 2, false, &vr);
+
+	mm_set_migrate_src(t.sim, &lru_refusing);
+	ck_assert(compaction_possible(t.sim));
+	for (size_t i = 0; i < ARRAY_SIZE(ops); i++)
+		ck_assert_int_eq(mm_apply_op(t.sim, &ops[i], NULL, 0, 0), 1);
+	ck_assert_uint_eq(mm_fill_live(t.sim), 0);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	taken_zone_destroy(&t);
+}
+END_TEST
+
 static Suite *compact_thread_state_suite(void)
 {
 	Suite *s = suite_create("compact_thread_state");
@@ -69,6 +94,7 @@ static Suite *compact_thread_state_suite(void)
 	tcase_add_loop_test(tc, test_thread_state_covers_partial_last_block, 0,
 			    (int)ARRAY_SIZE(zone_pages));
 	tcase_add_test(tc, test_unset_source_stops_threaded_compaction);
+	tcase_add_test(tc, test_fill_ops_skip_under_threads_with_a_source);
 	suite_add_tcase(s, tc);
 	return s;
 }
