@@ -165,6 +165,36 @@ START_TEST(test_never_admission_edge)
 }
 END_TEST
 
+/*
+ * INV-COMMIT-NEVER's bound is tight: an admission leaves the exact total
+ * at most allowed - 1 + (batch - 1) per online CPU, and a run can sit on
+ * it. CPU 0 charges allowed - 1 pages (they fold: read = allowed - 1),
+ * then each CPU charges batch - 1 (they stay in its local): each is
+ * admitted (the read stays below allowed), and the last leaves the exact
+ * total at the bound itself, which is no violation.
+ */
+START_TEST(test_never_bound_reached_exactly)
+{
+	unsigned long ram = 65536;
+	struct mm_sim *sim = ram_sim(ram);
+	long allowed = rule_never_allowed(ram, 0, false);
+
+	sim->serial = true;
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(mm_set_overcommit_memory(sim, MM_OVERCOMMIT_NEVER), 0);
+	long batch = mm_vm_committed_as_batch(sim);
+	ck_assert_int_eq(mm_vm_enough_memory(sim, 0, allowed - 1, false), 0);
+	for (int cpu = 0; cpu < 2; cpu++) {
+		mm_set_current_cpu(cpu);
+		ck_assert_int_eq(mm_vm_enough_memory(sim, 0, batch - 1, false), 0);
+		ck_assert_int_eq(mm_vm_committed_local(sim, cpu), batch - 1);
+	}
+	ck_assert_int_eq(mm_vm_committed_sum(sim), allowed - 1 + 2 * (batch - 1));
+	ck_assert_uint_eq(mm_sim_violations(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------
  * percpu_counter_add_batch() and the drift bounds
  * ---------------------------------------------------------------------- */
@@ -327,6 +357,7 @@ static Suite *counter_rules_suite(void)
 	tcase_add_test(tc, test_commit_batch_rule_grid);
 	tcase_add_test(tc, test_commit_batch_no_cpus_is_one);
 	tcase_add_loop_test(tc, test_never_admission_edge, 0, 6);
+	tcase_add_test(tc, test_never_bound_reached_exactly);
 	tcase_add_test(tc, test_add_batch_rule_grid);
 	tcase_add_test(tc, test_commit_drift_edge);
 	tcase_add_test(tc, test_drift_bound_grid);
