@@ -367,13 +367,37 @@ static struct mm_sim *all_taken_256(struct vrec *vr, uint32_t gen[256])
 }
 
 /*
+ * The pfns 0 mod 4 freed to the buddy (no two are buddies), the pcp lists
+ * back on, the zone marked ZONE_BELOW_HIGH, then pfns from first on,
+ * every step-th but none 0 mod 4, freed through the pcp list until it
+ * flushes once; the mark holds until then.
+ */
+static void flush_once_marked(struct mm_sim *sim, const uint32_t gen[256], uint64_t first,
+			      uint64_t step)
+{
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
+
+	for (uint64_t p = 0; p < 256; p += 4)
+		mm_free_pages(sim, p, 0, 1, gen[p]);
+	mm_zone_pcp_enable(sim, 0, ZONE_NORMAL);
+	atomic_fetch_or(&z->flags, ZONE_BELOW_HIGH);
+	unsigned long long drains = sim_stats(sim).pcp_drains_high;
+	for (uint64_t p = first; p < 256 && sim_stats(sim).pcp_drains_high == drains; p += step) {
+		if (!(p % 4))
+			continue;
+		ck_assert(atomic_load(&z->flags) & ZONE_BELOW_HIGH);
+		mm_free_pages(sim, p, 0, 1, gen[p]);
+	}
+	ck_assert_uint_eq(sim_stats(sim).pcp_drains_high, drains + 1);
+}
+
+/*
  * free_unref_page_commit() (6.10): after a flush at high, a zone marked
  * ZONE_BELOW_HIGH is cleared of the mark once an order-0 watermark check
  * at the high mark passes, whatever the higher orders hold. 256 Normal
- * pages (marks 0), all taken, then the pfns 0 mod 4 freed to the buddy
- * (no two are buddies) and the pfns 2 mod 4 freed through the pcp list
- * until it flushes: no page the flush frees has a free buddy, so no free
- * block of order 1 or more ever forms.
+ * pages (marks 0), all taken, then flush_once_marked() with the pfns
+ * 2 mod 4 through the pcp list: no page the flush frees has a free
+ * buddy, so no free block of order 1 or more ever forms.
  */
 START_TEST(test_flush_clears_below_high_at_order_0)
 {
@@ -382,16 +406,7 @@ START_TEST(test_flush_clears_below_high_at_order_0)
 	struct mm_sim *sim = all_taken_256(&vr, gen);
 	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 
-	for (uint64_t p = 0; p < 256; p += 4)
-		mm_free_pages(sim, p, 0, 1, gen[p]);
-	mm_zone_pcp_enable(sim, 0, ZONE_NORMAL);
-	atomic_fetch_or(&z->flags, ZONE_BELOW_HIGH);
-	unsigned long long drains = sim_stats(sim).pcp_drains_high;
-	for (uint64_t p = 2; p < 256 && sim_stats(sim).pcp_drains_high == drains; p += 4) {
-		ck_assert(atomic_load(&z->flags) & ZONE_BELOW_HIGH);
-		mm_free_pages(sim, p, 0, 1, gen[p]);
-	}
-	ck_assert_uint_eq(sim_stats(sim).pcp_drains_high, drains + 1);
+	flush_once_marked(sim, gen, 2, 4);
 	for (unsigned int o = 1; o <= 3; o++)
 		ck_assert_uint_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free[o], 0);
 	ck_assert(!(atomic_load(&z->flags) & ZONE_BELOW_HIGH));
@@ -414,17 +429,9 @@ START_TEST(test_flush_below_high_keeps_the_mark)
 	struct mm_sim *sim = all_taken_256(&vr, gen);
 	struct zone *z = &sim->node_data[0]->node_zones[ZONE_NORMAL];
 
-	for (uint64_t p = 0; p < 256; p += 4)
-		mm_free_pages(sim, p, 0, 1, gen[p]);
 	mm_set_min_free_kbytes(sim, 320);
 	ck_assert_uint_eq(z->_watermark[WMARK_HIGH], 120);
-	mm_zone_pcp_enable(sim, 0, ZONE_NORMAL);
-	atomic_fetch_or(&z->flags, ZONE_BELOW_HIGH);
-	unsigned long long drains = sim_stats(sim).pcp_drains_high;
-	for (uint64_t p = 1; p < 256 && sim_stats(sim).pcp_drains_high == drains; p++)
-		if (p % 4)
-			mm_free_pages(sim, p, 0, 1, gen[p]);
-	ck_assert_uint_eq(sim_stats(sim).pcp_drains_high, drains + 1);
+	flush_once_marked(sim, gen, 1, 1);
 	ck_assert_int_lt(zinfo(sim, 0, ZONE_NORMAL).nr_free_exact, 120);
 	ck_assert(atomic_load(&z->flags) & ZONE_BELOW_HIGH);
 	ck_assert_msg(vr.n == 0, "%s", vr.first);
