@@ -613,9 +613,10 @@ END_TEST
 
 /*
  * unreserve_highatomic_pageblock() walks the zonelist as the request may
- * use it: a zone above the request's highest zone is passed over, forced
- * or not. A reserve in Normal (pageblock 3, as RESERVED makes it) and
- * GFP_DMA32 requests until ZONE_DMA32 is out: each failure makes no
+ * use it: a zone above the request's highest zone is passed over. DMA32
+ * and Normal taken down to 56 free pages each, then an ATOMIC order-1
+ * request reserves Normal's pageblock 3; then GFP_DMA32 requests until
+ * ZONE_DMA32 is out: each failure makes no
  * reclaim progress and unreserves before OOM, and finds nothing it may
  * take, so Normal's reserve stays whole. A walk that took Normal's block
  * would retype a pageblock no retry could use.
