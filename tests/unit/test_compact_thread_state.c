@@ -7,7 +7,9 @@
  * (compact_state_thread()); the serial state is sized apart, so only a
  * threaded pass on a machine whose last pageblock is partial reaches the
  * last index: the free scanner starts in that block, and the pass's
- * start clears the marks of every block of the zone.
+ * start clears the marks of every block of the zone. And what a threaded
+ * pass checks that the serial one checks otherwise: a migrated page's
+ * stamp against the LRU's record rather than the handle.
  */
 #include "test_taken_zone.h"
 
@@ -86,6 +88,64 @@ START_TEST(test_fill_ops_skip_under_threads_with_a_source)
 }
 END_TEST
 
+/*
+ * An LRU that gives up every page the test holds, telling the owner and
+ * generation it recorded at allocation: the ground truth a threaded
+ * migration checks its target against (compact_check_migrated()).
+ */
+static bool lru_gives_held(void *arg, uint64_t pfn, uint32_t *owner, uint32_t *gen)
+{
+	struct taken_zone *t = arg;
+
+	if (!t->held[pfn])
+		return false;
+	*owner = 7;
+	*gen = t->gen[pfn];
+	return true;
+}
+
+static void lru_moves_held(void *arg, uint64_t old_pfn, uint64_t new_pfn)
+{
+	struct taken_zone *t = arg;
+
+	if (old_pfn == new_pfn)
+		return;
+	t->held[new_pfn] = true, t->gen[new_pfn] = t->gen[old_pfn];
+	t->held[old_pfn] = false;
+}
+
+/*
+ * A threaded pass migrates pages the LRU lends, and each target must hold
+ * the stamp the LRU recorded: clean with the contents copied, and
+ * INV-COMPACT-MIGRATE-STAMP with the variant that drops them. The serial
+ * path checks against the handle; this is the only check threads have.
+ */
+START_TEST(test_threaded_migration_checks_the_stamp)
+{
+	bool drops = _i;
+	struct vrec vr;
+	struct taken_zone t = taken_zone(2, 1024, 2, false, &vr);
+	struct mm_compact_stats st;
+
+	if (drops)
+		_mm_policy_apply_variant(&t.sim->policy,
+					 mm_variant_lookup("compaction-migrate-drops-contents"));
+	mm_set_migrate_src(t.sim, &(struct mm_migrate_src){.isolate = lru_gives_held,
+							   .putback = lru_moves_held,
+							   .arg = &t});
+	mm_compact_zone(t.sim, 0, ZONE_NORMAL, 5, MM_COMPACT_PRIO_SYNC_FULL, MM_MIGRATE_SYNC,
+			MIGRATE_MOVABLE);
+	mm_sim_compact_stats(t.sim, &st);
+	ck_assert_uint_gt(st.pgmigrate_success, 0);
+	if (drops)
+		ck_assert_msg(vrec_has(&vr, "INV-COMPACT-MIGRATE-STAMP"), "%u reports: %s", vr.n,
+			      vr.first);
+	else
+		ck_assert_msg(vr.n == 0, "%s", vr.first);
+	taken_zone_destroy(&t);
+}
+END_TEST
+
 static Suite *compact_thread_state_suite(void)
 {
 	Suite *s = suite_create("compact_thread_state");
@@ -95,6 +155,7 @@ static Suite *compact_thread_state_suite(void)
 			    (int)ARRAY_SIZE(zone_pages));
 	tcase_add_test(tc, test_unset_source_stops_threaded_compaction);
 	tcase_add_test(tc, test_fill_ops_skip_under_threads_with_a_source);
+	tcase_add_loop_test(tc, test_threaded_migration_checks_the_stamp, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
