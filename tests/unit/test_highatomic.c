@@ -525,6 +525,71 @@ START_TEST(test_refusal_raced_by_free_not_judged)
 END_TEST
 
 /*
+ * The locked recheck is an order-0 check, as the refusal it judges. On
+ * RESERVED with pcp lists off (every free straight to the buddy), the
+ * movable pageblock 0 is taken as 512 single pages (ALLOC_NO_WATERMARKS:
+ * the zone sits below min); the zone again has 78 free pages, all
+ * highatomic. An order-0 GFP_KERNEL request is refused, and before its
+ * recheck CPU 1 frees 100 of the single pages, every other pfn, so none
+ * can merge. Under the lock the 100 usable pages (the estimate within a
+ * few of them) pass low (80) at order 0, and nothing may be reported; at
+ * order 1 the zone has no free pair outside the reserve and fails, which
+ * a recheck at the wrong order would report as a refusal with usable
+ * pages above the mark.
+ */
+struct free_singles {
+	struct zone *zone;
+	uint32_t gen[512];
+	bool armed, fired;
+};
+
+static void free_singles_before_recheck(void *arg)
+{
+	struct free_singles *f = arg;
+
+	if (!f->armed || f->fired || !spin_is_held_by_me(&f->zone->lock))
+		return;
+	f->fired = true;
+	zone_unlock(f->zone);
+	mm_set_current_cpu(1);
+	for (uint64_t pfn = 0; pfn < 200; pfn += 2)
+		mm_free_pages(f->zone->sim, pfn, 0, 7, f->gen[pfn]);
+	mm_set_current_cpu(0);
+	zone_lock(f->zone);
+}
+
+START_TEST(test_refusal_recheck_is_order0)
+{
+	struct mm_exec *ex = mm_exec_create();
+	struct vrec vr;
+	uint32_t gen;
+	struct mm_sim *sim = reserved_machine(ex, &vr);
+	struct zone *z = normal(sim);
+	struct free_singles f = {.zone = z};
+
+	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
+	mm_free_pages(sim, 0, 9, sim->mem_map[0].stamp.owner, sim->mem_map[0].stamp.gen);
+	for (int i = 0; i < 512; i++) {
+		long long pfn =
+			mm_alloc_pages(sim, 0, MM_GFP_MEMALLOC | MM_GFP_MOVABLE, 0, 7, &gen);
+		ck_assert_msg(pfn >= 0 && pfn < 512, "page %d at %lld", i, pfn);
+		f.gen[pfn] = gen;
+	}
+	ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], 78);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	sim->serial = false; /* the threaded form of the check */
+	f.armed = true;
+	mm_set_jitter(sim, free_singles_before_recheck, &f);
+	mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, 6, &gen);
+	mm_set_jitter(sim, NULL, NULL);
+	ck_assert(f.fired);
+	ck_assert_msg(!vrec_has(&vr, "INV-WMARK-HIGHATOMIC"), "%u reports, first: %s", vr.n,
+		      vr.first);
+	mm_exec_destroy(ex);
+}
+END_TEST
+
+/*
  * should_reclaim_retry()'s last resort, by order: on RESERVED (78 pages
  * free, all in the highatomic pageblock 1, as blocks of 2, 4, 8 and 64) a
  * GFP_KERNEL request of any order fails every mark, reclaim making no
@@ -717,6 +782,7 @@ static Suite *highatomic_suite(void)
 	tcase_add_test(tc, test_apart_without_unreserve_fires);
 	tcase_add_loop_test(tc, test_refusal_judged_under_lock, 0, (int)ARRAY_SIZE(locked_rows));
 	tcase_add_test(tc, test_refusal_raced_by_free_not_judged);
+	tcase_add_test(tc, test_refusal_recheck_is_order0);
 	tcase_add_test(tc, test_refusal_check_locks_only_threaded);
 	tcase_add_loop_test(tc, test_refusal_at_one_page_margin, 0, (int)ARRAY_SIZE(margin_rows));
 	tcase_add_loop_test(tc, test_unreserve_by_order, 0, 6);
