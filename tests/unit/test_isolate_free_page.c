@@ -11,7 +11,8 @@
  * every pageblock UNMOVABLE. Five order-3 allocations take [0, 40) and
  * leave [40, 48) free at order 3, the upper half of pageblock 2, with
  * [48, 64) free at order 4 and [64, 128) at order 5 above it; the order-2
- * row takes [40, 44) first.
+ * row takes [40, 44) first. And the min mark gate's class zone, on a
+ * machine of its own.
  */
 #include "test_unmovable_machine.h"
 
@@ -111,6 +112,47 @@ START_TEST(test_isolate_free_page_moves_a_movable_block_to_the_tails)
 }
 END_TEST
 
+/*
+ * The min mark gate judges the zone as an allocation of class zone 0
+ * would (the kernel's zone_watermark_ok(zone, 0, min + 2^order, 0,
+ * ALLOC_CMA)): the zone's lowmem reserve against allocations aimed at
+ * higher zones does not count. ZONE_DMA [0, 128) under a DMA32 zone of
+ * 8192 pages keeps 8192 / 256 = 32 pages from DMA32 allocations. Two of
+ * DMA's four order-5 blocks taken, 64 pages are free: a third block (32)
+ * passes min + 32, and would not with the reserve added.
+ */
+START_TEST(test_isolate_free_page_ignores_the_lowmem_reserve)
+{
+	struct mm_config cfg;
+
+	cfg_tiny(&cfg, 1, 5, 4);
+	cfg_zone(&cfg, 0, ZONE_DMA, 0, 128, 128);
+	cfg_zone(&cfg, 0, ZONE_DMA32, 128, 8192, 8192);
+	struct mm_sim *sim = sim_new_buddy_only(&cfg);
+	struct zone *z = &sim->node_data[0]->node_zones[ZONE_DMA];
+	uint64_t free_pfn = UINT64_MAX;
+
+	sim->serial = true;
+	ck_assert_int_eq(z->lowmem_reserve[ZONE_DMA], 0);
+	ck_assert_int_eq(z->lowmem_reserve[ZONE_DMA32], 32);
+	zone_lock(z);
+	take_block(z, 5, MIGRATE_MOVABLE);
+	take_block(z, 5, MIGRATE_MOVABLE);
+	for (uint64_t pfn = 0; pfn < 128; pfn += 32)
+		if (pfn_to_page(sim, pfn)->state == PG_BUDDY)
+			free_pfn = pfn;
+	ck_assert_uint_lt(free_pfn, 128);
+	long free_pages = zone_page_state(z, NR_FREE_PAGES);
+	long mark = (long)wmark_pages(z, WMARK_MIN) + 32;
+	ck_assert_msg(free_pages > mark && free_pages <= mark + 32,
+		      "%ld free pages against min + 32 = %ld: outside the reserve's window",
+		      free_pages, mark);
+	ck_assert_uint_eq(__isolate_free_page(z, free_pfn, 5), 32);
+	zone_unlock(z);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 static Suite *isolate_free_page_suite(void)
 {
 	Suite *s = suite_create("isolate_free_page");
@@ -118,6 +160,7 @@ static Suite *isolate_free_page_suite(void)
 
 	tcase_add_test(tc, test_isolate_free_page_retypes_the_block_only);
 	tcase_add_test(tc, test_isolate_free_page_moves_a_movable_block_to_the_tails);
+	tcase_add_test(tc, test_isolate_free_page_ignores_the_lowmem_reserve);
 	suite_add_tcase(s, tc);
 	return s;
 }
