@@ -387,6 +387,37 @@ START_TEST(test_group_check_reports)
 END_TEST
 
 /*
+ * The full check covers the ops' counters and every live mm: with the
+ * counter group broken (c13's local on CPU 6 past its batch) and a live
+ * mm holding rss folded into its counts, it reports c13 once, and the mm
+ * (correct) nothing. The walk over the ops' counters stops at the last.
+ */
+START_TEST(test_full_check_with_a_live_mm)
+{
+	struct mm_sim *sim = counters_sim(8, NULL);
+	struct percpu_counter *c = sim->pcc->ctr;
+	struct vrec vr;
+
+	sim_record(sim, &vr);
+	mm_set_current_cpu(6);
+	mm_pcpu_add(sim, 13, 5, 0);
+	ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
+	for (int type = 0; type < NR_MM_COUNTERS; type++)
+		ck_assert_int_eq(mm_mmap(sim, 0, 100, type, 0), 0);
+	ck_assert_int_eq(mm_get_mm_counter(sim, 0, MM_ANONPAGES), 100);
+	sim->pcc->touched = true;
+	ck_assert_uint_eq(_mm_counters_check_full(sim), 0);
+	c[13].counters[6 * c[13].stride] = 40;
+	c[13].truth += 35;
+	ck_assert_uint_eq(_mm_counters_check_full(sim), 1);
+	ck_assert_uint_eq(vr.n, 1);
+	ck_assert_str_eq(vr.id[0], "INV-PCPU-DRIFT");
+	ck_assert_msg(strstr(vr.first, "c13") && strstr(vr.first, "cpu=6"), "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * percpu_counter_set() zeroes every local, so until the next add a CPU's
  * local may hold nothing: the drift bound (the maxb shadow) starts again
  * at 0. A local of 5 after the set, balanced by the count so the sum is
@@ -931,6 +962,7 @@ static Suite *counters_suite(void)
 	tcase_add_test(tc, test_counter_out_of_range);
 	tcase_add_test(tc, test_sum_exact_catches_lost_fold);
 	tcase_add_test(tc, test_group_check_reports);
+	tcase_add_test(tc, test_full_check_with_a_live_mm);
 	tcase_add_test(tc, test_set_resets_drift_bound);
 	tcase_add_test(tc, test_compare_promise);
 	tcase_add_test(tc, test_full_check_judges_mm_rss);
