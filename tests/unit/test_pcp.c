@@ -611,6 +611,32 @@ START_TEST(test_flush_auto_high)
 END_TEST
 
 /*
+ * free_count counts frees since the last allocation up to batch <<
+ * CONFIG_PCP_BATCH_SCALE_MAX (15 << 5 = 480) and no further, so the auto
+ * high it raises (free_count + batch) stops at 495. 2000 frees on a fresh
+ * CPU 0: free_count reaches 480 at the 480th and stays; high is 495 from
+ * the first flush after it, each flush clamp(480, 15, 495 - 15) = 480.
+ */
+START_TEST(test_free_count_stops_at_its_cap)
+{
+	struct mm_sim *sim = sim_r();
+	struct blk *b = alloc_many(sim, 1, 0, 2000);
+	const struct per_cpu_pages *pcp =
+		&sim->node_data[0]->node_zones[ZONE_NORMAL].per_cpu_pageset[0];
+
+	for (int i = 0; i < 2000; i++) {
+		free_on(sim, 0, &b[i]);
+		ck_assert_msg(pcp->free_count == (i + 1 < 480 ? i + 1 : 480),
+			      "free %d: free_count %d", i + 1, pcp->free_count);
+	}
+	ck_assert_int_eq(pcpinfo(sim, 0, ZONE_NORMAL, 0).high, 480 + R_BATCH);
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	free(b);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * Fraction 256: high_min = high_max = 128, batch 15, so nr_pcp_high is the
  * fixed 128 and a flush is clamp(free_count, 15, 128 - 15 = 113). CPU 0 is
  * fresh; each allocation on it halves free_count.
@@ -1443,6 +1469,7 @@ static Suite *pcp_suite(void)
 	tcase_add_test(tc, test_refill_high_order);
 	tcase_add_test(tc, test_refill_batch_one);
 	tcase_add_test(tc, test_flush_auto_high);
+	tcase_add_test(tc, test_free_count_stops_at_its_cap);
 	tcase_add_test(tc, test_flush_fixed_high);
 	tcase_add_test(tc, test_flush_bulk_stays_on_list);
 	tcase_add_test(tc, test_flush_free_high);
