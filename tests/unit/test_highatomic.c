@@ -470,26 +470,36 @@ END_TEST
  * 512 usable pages are far above the mark (80, lowmem reserve 0), which a
  * check judging a passing recheck would report.
  */
-struct free_first {
+struct cpu1_first {
 	struct zone *zone;
-	uint64_t pfn;
+	void (*frees)(struct cpu1_first *r); /* what CPU 1 does with the lock */
+	uint64_t pfn;			     /* frees_pageblock(): its block and stamp */
 	uint32_t owner, gen;
+	uint32_t gens[512]; /* frees_singles(): the generation of each pfn */
 	bool armed, fired;
 };
 
-/* The jitter point right after zone->lock is taken: the first one after arming. */
-static void free_before_recheck(void *arg)
+/*
+ * The jitter point right after zone->lock is taken, the first one after
+ * arming: CPU 1 takes the lock first and frees.
+ */
+static void cpu1_frees_first(void *arg)
 {
-	struct free_first *f = arg;
+	struct cpu1_first *r = arg;
 
-	if (!f->armed || f->fired || !spin_is_held_by_me(&f->zone->lock))
+	if (!r->armed || r->fired || !spin_is_held_by_me(&r->zone->lock))
 		return;
-	f->fired = true;
-	zone_unlock(f->zone); /* CPU 1 wins the lock first */
+	r->fired = true;
+	zone_unlock(r->zone);
 	mm_set_current_cpu(1);
-	mm_free_pages(f->zone->sim, f->pfn, 9, f->owner, f->gen);
+	r->frees(r);
 	mm_set_current_cpu(0);
-	zone_lock(f->zone);
+	zone_lock(r->zone);
+}
+
+static void frees_pageblock(struct cpu1_first *r)
+{
+	mm_free_pages(r->zone->sim, r->pfn, 9, r->owner, r->gen);
 }
 
 START_TEST(test_refusal_raced_by_free_not_judged)
@@ -504,13 +514,14 @@ START_TEST(test_refusal_raced_by_free_not_judged)
 	ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], 78);
 	ck_assert_int_eq(sim->mem_map[0].state, PG_ALLOC); /* a0, pageblock 0 */
 	ck_assert_uint_eq(sim->mem_map[0].order, 9);
-	struct free_first f = {.zone = z,
+	struct cpu1_first f = {.zone = z,
+			       .frees = frees_pageblock,
 			       .pfn = 0,
 			       .owner = sim->mem_map[0].stamp.owner,
 			       .gen = sim->mem_map[0].stamp.gen,
 			       .armed = true};
 	sim->serial = false; /* the threaded form of the check */
-	mm_set_jitter(sim, free_before_recheck, &f);
+	mm_set_jitter(sim, cpu1_frees_first, &f);
 	mm_sim_stats(sim, &before);
 	ck_assert_int_ge(mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, 6, &gen), 0);
 	mm_sim_stats(sim, &after);
@@ -537,25 +548,10 @@ END_TEST
  * a recheck at the wrong order would report as a refusal with usable
  * pages above the mark.
  */
-struct free_singles {
-	struct zone *zone;
-	uint32_t gen[512];
-	bool armed, fired;
-};
-
-static void free_singles_before_recheck(void *arg)
+static void frees_singles(struct cpu1_first *r)
 {
-	struct free_singles *f = arg;
-
-	if (!f->armed || f->fired || !spin_is_held_by_me(&f->zone->lock))
-		return;
-	f->fired = true;
-	zone_unlock(f->zone);
-	mm_set_current_cpu(1);
 	for (uint64_t pfn = 0; pfn < 200; pfn += 2)
-		mm_free_pages(f->zone->sim, pfn, 0, 7, f->gen[pfn]);
-	mm_set_current_cpu(0);
-	zone_lock(f->zone);
+		mm_free_pages(r->zone->sim, pfn, 0, 7, r->gens[pfn]);
 }
 
 START_TEST(test_refusal_recheck_is_order0)
@@ -565,7 +561,7 @@ START_TEST(test_refusal_recheck_is_order0)
 	uint32_t gen;
 	struct mm_sim *sim = reserved_machine(ex, &vr);
 	struct zone *z = normal(sim);
-	struct free_singles f = {.zone = z};
+	struct cpu1_first f = {.zone = z, .frees = frees_singles};
 
 	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
 	mm_free_pages(sim, 0, 9, sim->mem_map[0].stamp.owner, sim->mem_map[0].stamp.gen);
@@ -573,13 +569,13 @@ START_TEST(test_refusal_recheck_is_order0)
 		long long pfn =
 			mm_alloc_pages(sim, 0, MM_GFP_MEMALLOC | MM_GFP_MOVABLE, 0, 7, &gen);
 		ck_assert_msg(pfn >= 0 && pfn < 512, "page %d at %lld", i, pfn);
-		f.gen[pfn] = gen;
+		f.gens[pfn] = gen;
 	}
 	ck_assert_int_eq(z->vm_stat_exact[NR_FREE_PAGES], 78);
 	ck_assert_msg(vr.n == 0, "%s", vr.first);
 	sim->serial = false; /* the threaded form of the check */
 	f.armed = true;
-	mm_set_jitter(sim, free_singles_before_recheck, &f);
+	mm_set_jitter(sim, cpu1_frees_first, &f);
 	mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, 6, &gen);
 	mm_set_jitter(sim, NULL, NULL);
 	ck_assert(f.fired);
