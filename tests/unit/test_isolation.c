@@ -332,7 +332,8 @@ END_TEST
 
 /*
  * The C API takes any range; neither decoder builds these, so range_zone()
- * is their only guard: a start or size not in whole pageblocks, a range
+ * is their only guard: a start or size not in whole pageblocks (one page
+ * off included, which only the mask's lowest bit sees), a range
  * reaching below its zone's start (DMA32 [0, 1024), Normal [1024, 2048))
  * or past its end, a node or zone out of range, no pages. Each op skips
  * and leaves the machine as it was: the pcp page a free left on cpu0's
@@ -348,7 +349,8 @@ static const struct {
 	{512, 512, 0, ZONE_NORMAL},	   {512, 1024, 0, ZONE_NORMAL},
 	{1536, 1024, 0, ZONE_NORMAL},	   {1024, 512, 1, ZONE_NORMAL},
 	{1024, 512, -1, ZONE_NORMAL},	   {1024, 512, 0, MAX_NR_ZONES},
-	{1024, 0, 0, ZONE_NORMAL},
+	{1024, 0, 0, ZONE_NORMAL},	   {1024 + 1, 512, 0, ZONE_NORMAL},
+	{1024, 1, 0, ZONE_NORMAL},
 };
 
 START_TEST(test_range_refused_unless_whole_blocks_in_zone)
