@@ -65,23 +65,35 @@ END_TEST
 
 /*
  * The vmstat read op reads what its `how` names: only the snapshot read
- * (zone_page_state_snapshot()) counts a snapshot read. The safe check at
- * the high mark reads the estimate here: its 16 free pages lie above the
- * drift mark (one CPU: the high mark 0 plus a threshold of 2).
+ * (zone_page_state_snapshot()) counts a snapshot read, and the safe check
+ * at the high mark when the estimate is below the drift mark (one CPU:
+ * the high mark 0 plus a threshold of 2). With the 16 pages free it
+ * reads the estimate; with every page taken and the diffs folded (an
+ * estimate of 0) it pays for the snapshot.
  */
 START_TEST(test_vmstat_read_counts)
 {
 	static const struct {
 		uint8_t how;
-		unsigned long long snapshots;
+		unsigned long long snapshots[2]; /* all free, all taken */
 	} rows[] = {
-		{MM_VMSTAT_READ_ESTIMATE, 0},
-		{MM_VMSTAT_READ_SNAPSHOT, 1},
-		{MM_VMSTAT_READ_SAFE, 0},
+		{MM_VMSTAT_READ_ESTIMATE, {0, 0}},
+		{MM_VMSTAT_READ_SNAPSHOT, {1, 1}},
+		{MM_VMSTAT_READ_SAFE, {0, 1}},
 	};
+	const unsigned int taken = (unsigned int)_i;
 	struct mm_sim *sim = sixteen_pages();
+	uint32_t gen;
 
-	ck_assert_uint_lt(sim->node_data[0]->node_zones[ZONE_NORMAL].percpu_drift_mark, 16);
+	ck_assert_uint_eq(sim->node_data[0]->node_zones[ZONE_NORMAL].percpu_drift_mark, 2);
+	if (taken) {
+		struct mm_op fold = {.kind = MM_OP_VMSTAT_FOLD};
+
+		for (int i = 0; i < 16; i++)
+			ck_assert_int_ge(mm_alloc_pages(sim, 0, GFP_MOV, -1, 1, &gen), 0);
+		ck_assert_int_eq(mm_apply_op(sim, &fold, NULL, 0, 0), 0);
+		ck_assert_int_eq(zinfo(sim, 0, ZONE_NORMAL).nr_free_pages, 0);
+	}
 	for (unsigned int i = 0; i < ARRAY_SIZE(rows); i++) {
 		struct mm_op op = {.kind = MM_OP_VMSTAT_READ};
 		struct mm_stats before = sim_stats(sim), after;
@@ -91,9 +103,11 @@ START_TEST(test_vmstat_read_counts)
 		op.vmstat.how = rows[i].how;
 		ck_assert_int_eq(mm_apply_op(sim, &op, NULL, 0, 0), 0);
 		after = sim_stats(sim);
-		ck_assert_msg(after.snapshot_reads - before.snapshot_reads == rows[i].snapshots,
-			      "read how %u: %llu snapshot reads, want %llu", rows[i].how,
-			      after.snapshot_reads - before.snapshot_reads, rows[i].snapshots);
+		ck_assert_msg(after.snapshot_reads - before.snapshot_reads ==
+				      rows[i].snapshots[taken],
+			      "read how %u, pages taken %u: %llu snapshot reads, want %llu",
+			      rows[i].how, taken, after.snapshot_reads - before.snapshot_reads,
+			      rows[i].snapshots[taken]);
 	}
 	mm_sim_destroy(sim);
 }
@@ -105,7 +119,7 @@ static Suite *event_counts_suite(void)
 	TCase *tc = tcase_create("counts");
 
 	tcase_add_test(tc, test_alloc_free_split_merge_counts);
-	tcase_add_test(tc, test_vmstat_read_counts);
+	tcase_add_loop_test(tc, test_vmstat_read_counts, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
