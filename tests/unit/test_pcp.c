@@ -619,6 +619,7 @@ END_TEST
  */
 START_TEST(test_free_count_stops_at_its_cap)
 {
+	const int cap = R_BATCH << 5; /* CONFIG_PCP_BATCH_SCALE_MAX, written out */
 	struct mm_sim *sim = sim_r();
 	struct blk *b = alloc_many(sim, 1, 0, 2000);
 	const struct per_cpu_pages *pcp =
@@ -626,10 +627,10 @@ START_TEST(test_free_count_stops_at_its_cap)
 
 	for (int i = 0; i < 2000; i++) {
 		free_on(sim, 0, &b[i]);
-		ck_assert_msg(pcp->free_count == (i + 1 < 480 ? i + 1 : 480),
-			      "free %d: free_count %d", i + 1, pcp->free_count);
+		ck_assert_msg(pcp->free_count == (i + 1 < cap ? i + 1 : cap),
+			      "free %d: free_count %d, cap %d", i + 1, pcp->free_count, cap);
 	}
-	ck_assert_int_eq(pcpinfo(sim, 0, ZONE_NORMAL, 0).high, 480 + R_BATCH);
+	ck_assert_int_eq(pcpinfo(sim, 0, ZONE_NORMAL, 0).high, cap + R_BATCH);
 	ck_assert_uint_eq(mm_check_full(sim), 0);
 	free(b);
 	mm_sim_destroy(sim);
