@@ -204,6 +204,69 @@ START_TEST(test_kswapd_request_corrupt)
 }
 END_TEST
 
+/*
+ * The allocator's wakes are checked where they happen: after
+ * wake_all_kswapds() of the slow path, each node's request covers the
+ * allocation's order and zone. With kswapd-wake-first-zone-only (the
+ * request's zone set only while none is recorded) a GFP_DMA32 allocation
+ * below DMA32's low mark wakes kswapd for DMA32, and a GFP_KERNEL one
+ * below both marks then for Normal: the request keeps DMA32, reported at
+ * that allocation. No full check follows, and none looks at the request.
+ * The correct model runs the same allocations clean. One CPU, no pcp
+ * lists, 256 pages in each zone, min_free_kbytes 128.
+ */
+static long below_low(struct mm_sim *sim, enum zone_type zt, unsigned int gfp)
+{
+	const struct zone *z = &sim->node_data[0]->node_zones[zt];
+	uint32_t gen;
+	long n = 0;
+
+	while (z->vm_stat_exact[NR_FREE_PAGES] >= (long)wmark_pages(z, WMARK_LOW) && n < 256) {
+		ck_assert_int_ge(mm_alloc_pages(sim, 0, gfp, -1, 1, &gen), 0);
+		n++;
+	}
+	return n;
+}
+
+START_TEST(test_alloc_wakes_checked_at_once)
+{
+	const bool variant = _i;
+	struct mm_config cfg;
+	struct vrec vr;
+	uint32_t gen;
+
+	cfg_tiny(&cfg, 1, 5, 4);
+	cfg.min_free_kbytes = 128;
+	cfg.watermark_scale_factor = 10;
+	cfg_zone(&cfg, 0, ZONE_DMA32, 0, 256, 256);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 256, 256, 256);
+	struct mm_sim *sim =
+		variant ? sim_new_variant(&cfg, "kswapd-wake-first-zone-only") : sim_new(&cfg);
+	struct kswapd_state *k = &sim->node_data[0]->kswapd;
+
+	sim->serial = true;
+	mm_zone_pcp_disable(sim, 0, ZONE_DMA32);
+	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
+	sim_record(sim, &vr);
+	mm_set_current_cpu(0);
+	ck_assert_int_gt(below_low(sim, ZONE_DMA32, MM_GFP_KERNEL | MM_GFP_DMA32), 0);
+	ck_assert_int_eq(mm_alloc_pages(sim, 0, MM_GFP_KERNEL | MM_GFP_DMA32, -1, 1, &gen) >= 0, 1);
+	ck_assert_int_eq(k->highest_zoneidx, ZONE_DMA32);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	ck_assert_int_gt(below_low(sim, ZONE_NORMAL, MM_GFP_KERNEL), 0);
+	mm_alloc_pages(sim, 0, MM_GFP_KERNEL, -1, 1, &gen);
+	if (variant) {
+		ck_assert_int_eq(k->highest_zoneidx, ZONE_DMA32);
+		ck_assert_msg(vrec_has(&vr, "INV-KSWAPD-REQUEST"), "%u reports: %s", vr.n,
+			      vr.first);
+	} else {
+		ck_assert_int_eq(k->highest_zoneidx, ZONE_NORMAL);
+		ck_assert_msg(vr.n == 0, "%s", vr.first);
+	}
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 START_TEST(test_alloc_flags_oracle)
 {
 	struct vrec vr;
@@ -626,6 +689,7 @@ static Suite *derived_suite(void)
 	tcase_add_loop_test(tc, test_corruption, 0, (int)ARRAY_SIZE(corruptions));
 	tcase_add_test(tc, test_hotplug_without_refresh);
 	tcase_add_test(tc, test_kswapd_request_corrupt);
+	tcase_add_loop_test(tc, test_alloc_wakes_checked_at_once, 0, 2);
 	tcase_add_test(tc, test_alloc_flags_oracle);
 	tcase_add_test(tc, test_stale_drift_mark_strict_only);
 	tcase_add_test(tc, test_highatomic_reserve_after_offline);
