@@ -8,9 +8,11 @@
  * for no other result: not for a zone too short of free pages to try
  * (SKIPPED), not for a success, never at the async priority.
  * defer_compaction() restarts the considered count and raises the defer
- * shift by one. The grid crosses the three priorities with the four
- * results a pass can end in here, each result built by its zone's shape
- * and the cached migration pfn, and checked as the premise of its row.
+ * shift by one. A success instead resets the deferral for its order
+ * (compaction_defer_reset(zone, order, false)): compact_order_failed
+ * becomes order + 1 if it was at or below the order. The grid crosses the three priorities with the
+ * four results a pass can end in here, each result built by its zone's shape and the cached
+ * migration pfn, and checked as the premise of its row.
  */
 #include "test_taken_zone.h"
 
@@ -88,6 +90,10 @@ START_TEST(test_defer_after_result)
 		ck_assert_uint_eq(z->compact_considered, 0);
 		ck_assert_int_eq(z->compact_order_failed, 0); /* already below order 3 */
 	}
+	/* a success resets the deferral for its order: compact_order_failed 3 + 1 */
+	ck_assert_msg(z->compact_order_failed == (rc == MM_COMPACT_SUCCESS ? 4 : 0),
+		      "priority %d, %s: compact_order_failed %d", prio, mm_compact_result_name(rc),
+		      z->compact_order_failed);
 	ck_assert_msg(vr.n == 0, "%s", vr.first);
 	taken_zone_destroy(&t);
 }
