@@ -562,6 +562,7 @@ START_TEST(test_refusal_recheck_is_order0)
 	struct mm_sim *sim = reserved_machine(ex, &vr);
 	struct zone *z = normal(sim);
 	struct cpu1_first f = {.zone = z, .frees = frees_singles};
+	struct mm_stats before, after;
 
 	mm_zone_pcp_disable(sim, 0, ZONE_NORMAL);
 	mm_free_pages(sim, 0, 9, sim->mem_map[0].stamp.owner, sim->mem_map[0].stamp.gen);
@@ -576,9 +577,13 @@ START_TEST(test_refusal_recheck_is_order0)
 	sim->serial = false; /* the threaded form of the check */
 	f.armed = true;
 	mm_set_jitter(sim, cpu1_frees_first, &f);
+	mm_sim_stats(sim, &before);
 	mm_alloc_pages(sim, 0, MM_GFP_KERNEL, 0, 6, &gen);
+	mm_sim_stats(sim, &after);
 	mm_set_jitter(sim, NULL, NULL);
+	/* refused before the frees, so the recheck ran */
 	ck_assert(f.fired);
+	ck_assert_uint_gt(after.wmark_refused, before.wmark_refused);
 	ck_assert_msg(!vrec_has(&vr, "INV-WMARK-HIGHATOMIC"), "%u reports, first: %s", vr.n,
 		      vr.first);
 	mm_exec_destroy(ex);
