@@ -10,9 +10,10 @@
  * defer_compaction() restarts the considered count and raises the defer
  * shift by one. A success instead resets the deferral for its order
  * (compaction_defer_reset(zone, order, false)): compact_order_failed
- * becomes order + 1 if it was at or below the order. The grid crosses the three priorities with the
- * four results a pass can end in here, each result built by its zone's shape and the cached
- * migration pfn, and checked as the premise of its row.
+ * becomes order + 1 if it was at or below the order. The grid crosses
+ * the three priorities with the four results a pass can end in here,
+ * each result built by its zone's shape and the cached migration pfn,
+ * and checked as the premise of its row.
  */
 #include "test_taken_zone.h"
 
