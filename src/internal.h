@@ -342,6 +342,7 @@ struct mm_policy {
 	bool kswapd_wake_first_zone_only;  /* wakeup_kswapd() sets an unset zone only */
 	bool compact_no_flush_request;	   /* scanners met: compact_blockskip_flush not set */
 	bool compact_migrate_drops_stamp;  /* a migrated page loses its contents */
+	bool compact_reset_keeps_request;  /* the reset leaves compact_blockskip_flush set */
 
 	/* percpu_counter, vm_committed_as, rss (seeds 003, 004) */
 	bool commit_switch_no_sync;    /* NEVER published before the new batch, no sync */

@@ -221,7 +221,8 @@ void __reset_isolation_suitable(struct zone *zone)
 
 	if (!READ_ONCE(zone->compact_blockskip_flush))
 		return;
-	WRITE_ONCE(zone->compact_blockskip_flush, false);
+	if (!sim->policy.compact_reset_keeps_request)
+		WRITE_ONCE(zone->compact_blockskip_flush, false);
 	atomic_fetch_add(&zone->compact_resets, 1); /* the checker's (compaction_check.c) */
 	for (; migrate_pfn < free_pfn; migrate_pfn += nr, free_pfn -= nr) {
 		if (__reset_isolation_pfn(zone, migrate_pfn, true, source_set) &&

@@ -168,6 +168,11 @@ static void pcpu_set_keeps_locals(struct mm_policy *p)
 	p->pcpu_set_keeps_locals = true;
 }
 
+static void compact_reset_keeps_request(struct mm_policy *p)
+{
+	p->compact_reset_keeps_request = true;
+}
+
 /*
  * One row per variant: what mmfuzz variants lists (docs/variants.md's
  * index is checked against it by ctest) and the switch that applies it.
@@ -311,6 +316,12 @@ static const struct {
 	  "percpu_counter_set writes the count but leaves each CPU's local: the sum reads the "
 	  "value set plus what the CPUs held before"},
 	 pcpu_set_keeps_locals},
+	{{"compaction-reset-keeps-request", MM_VARIANT_BUG, "fuzz_compaction",
+	  "plausible: __reset_isolation_suitable()'s clear of compact_blockskip_flush lost",
+	  "the skip bits are reset but the flush request stays: every later kswapd sleep and "
+	  "compaction restart walks the zone again and drops the hints passes have set since "
+	  "(seed 001)"},
+	 compact_reset_keeps_request},
 };
 
 #define NR_VARIANTS (sizeof(variants) / sizeof(variants[0]))
