@@ -349,6 +349,7 @@ struct mm_policy {
 	bool rss_check_uses_read;      /* check_mm reads instead of summing */
 	bool rss_leak_on_fork_failure; /* init_many's failure path skips mm_destroy_cid */
 	bool pcpu_set_keeps_locals;    /* percpu_counter_set() leaves the locals */
+	bool rss_vec_skips_last;       /* add_mm_rss_vec() stops before MM_SHMEMPAGES */
 	bool pcpu_batch_2ncpu;	       /* vm_committed_as adds with percpu_counter_batch */
 	bool rss_counters_one_by_one;  /* four percpu_counter_init per fork (pre-6.6) */
 

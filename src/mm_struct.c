@@ -45,11 +45,36 @@ bool mm_mm_live(const struct mm_sim *sim, int mm)
 	return live_mm(sim, mm) != NULL;
 }
 
+/* the checker's ledger: the pages of a type the page tables map, whatever the counter says */
+static void rss_ledger_add(struct mm_struct *mm, int type, long value)
+{
+	__atomic_fetch_add(&mm->rss_stat[type].truth, (int64_t)value, __ATOMIC_RELAXED);
+}
+
 /* models add_mm_counter(): the default batch; the checker's ledger moves with it */
 static void add_mm_counter(struct mm_sim *sim, struct mm_struct *mm, int type, long value)
 {
-	__atomic_fetch_add(&mm->rss_stat[type].truth, (int64_t)value, __ATOMIC_RELAXED);
+	rss_ledger_add(mm, type, value);
 	percpu_counter_add(sim, &mm->rss_stat[type], value);
+}
+
+/*
+ * models add_mm_rss_vec(): copy_pte_range() counts the pages it copies by
+ * type and charges the child once per type. The variant's loop stops a
+ * type short, so MM_SHMEMPAGES is mapped but never counted.
+ */
+static void add_mm_rss_vec(struct mm_sim *sim, struct mm_struct *mm, const unsigned long *rss)
+{
+	int counted = sim->policy.rss_vec_skips_last ? NR_MM_COUNTERS - 1 : NR_MM_COUNTERS;
+
+	for (int i = 0; i < NR_MM_COUNTERS; i++) {
+		if (!rss[i])
+			continue;
+		if (i < counted)
+			add_mm_counter(sim, mm, i, (long)rss[i]);
+		else
+			rss_ledger_add(mm, i, (long)rss[i]);
+	}
 }
 
 long long mm_get_mm_counter(const struct mm_sim *sim, int idx, int type)
@@ -236,11 +261,8 @@ static int fork_locked(struct mm_sim *sim, int child, int parent, unsigned int f
 			goto free_pt;
 		mm->total_vm = p->total_vm;
 		mm->committed = p->committed;
-		for (int i = 0; i < NR_MM_COUNTERS; i++) {
-			mm->mapped[i] = p->mapped[i];
-			if (p->mapped[i])
-				add_mm_counter(sim, mm, i, (long)p->mapped[i]);
-		}
+		memcpy(mm->mapped, p->mapped, sizeof(mm->mapped));
+		add_mm_rss_vec(sim, mm, mm->mapped);
 	}
 	check_mm_counters(sim, mm, child);
 	goto out;
