@@ -1530,6 +1530,12 @@ START_TEST(test_public_calls_out_of_range)
 					 MM_MIGRATE_ASYNC, MIGRATE_MOVABLE),
 			 -1);
 	ck_assert_int_eq(mm_kcompactd_step(sim, 0, 3), 0);
+	/* kswapd's reset of a node the machine does not have leaves node 0's request */
+	zone_of(sim, 0, ZONE_NORMAL)->compact_blockskip_flush = true;
+	mm_reset_isolation_suitable(sim, -1);
+	mm_reset_isolation_suitable(sim, 1);
+	ck_assert(zone_of(sim, 0, ZONE_NORMAL)->compact_blockskip_flush);
+	zone_of(sim, 0, ZONE_NORMAL)->compact_blockskip_flush = false;
 	ck_assert_int_eq(mm_vm_committed_local(sim, -1), 0);
 	ck_assert_int_eq(mm_vm_committed_local(sim, 2), 0);
 	ck_assert_int_eq(mm_pcpu_local(sim, 0, -1), 0);
