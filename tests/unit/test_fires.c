@@ -835,6 +835,34 @@ static struct mm_sim *fire_pcp_count_empty_lists(struct vfirst *r, struct where 
 	return sim;
 }
 
+/*
+ * CPU 1's pcp->count says 0 while its first list, order-0 UNMOVABLE, holds
+ * the page it freed (the check runs as CPU 0): a CPU whose count is 0 is
+ * passed over only when every list is empty, the first one too. The
+ * memmap's side of INV-PCP-COUNT would name CPU 0.
+ */
+static struct mm_sim *fire_pcp_count_zero_first_list(struct vfirst *r, struct where *w)
+{
+	struct mm_sim *sim = small(2);
+	struct per_cpu_pages *pcp = &zone_of(sim, 0, ZONE_NORMAL)->per_cpu_pageset[1];
+	uint32_t gen;
+	long long pfn;
+
+	mm_set_current_cpu(1);
+	pfn = mm_alloc_pages(sim, 0, MM_GFP_KERNEL, -1, 1, &gen);
+	ck_assert_int_ge(pfn, 0);
+	mm_free_pages(sim, (uint64_t)pfn, 0, 1, gen);
+	mm_set_current_cpu(0);
+	ck_assert_uint_eq(pcp->head[0], (uint32_t)pfn);
+	ck_assert_int_eq(pcp->count, 1);
+	*w = (struct where){0, ZONE_NORMAL, 1, -1, true, 1};
+	pcp->count = 0;
+	record(sim, r);
+	mm_check_full(sim);
+	pcp->count = 1;
+	return sim;
+}
+
 /* CPU 0's order-0 MOVABLE pcp list: its tail pointer names its head. */
 static struct mm_sim *fire_pcp_list_tail(struct vfirst *r, struct where *w)
 {
@@ -1270,6 +1298,7 @@ static const struct {
 	{"INV-ZONE-OFFLINE", fire_zone_offline_memmap},
 	{"INV-PCP-COUNT", fire_pcp_count_cpu},
 	{"INV-PCP-COUNT", fire_pcp_count_empty_lists},
+	{"INV-PCP-COUNT", fire_pcp_count_zero_first_list},
 	{"INV-PCP-LIST", fire_pcp_list_tail},
 	{"INV-VMSTAT-DIFF", fire_vmstat_diff},
 	{"INV-VMSTAT-EXACT", fire_vmstat_exact},
