@@ -9,7 +9,9 @@
  * last index: the free scanner starts in that block, and the pass's
  * start clears the marks of every block of the zone. And what a threaded
  * pass checks that the serial one checks otherwise: a migrated page's
- * stamp against the LRU's record rather than the handle.
+ * stamp against the LRU's record rather than the handle, and a fast-found
+ * block left unscanned, excused only by other passes' skip bits set since
+ * the find.
  */
 #include "test_taken_zone.h"
 
@@ -146,6 +148,65 @@ START_TEST(test_threaded_migration_checks_the_stamp)
 }
 END_TEST
 
+/*
+ * The same LRU, but the zone's first block gives nothing: the pass's first
+ * round (which finishes that block, as last_migrated_pfn 0 lies in it)
+ * isolates nothing there, and the next round starts at the fast search.
+ */
+static bool lru_gives_held_past_first_block(void *arg, uint64_t pfn, uint32_t *owner, uint32_t *gen)
+{
+	return pfn >= 32 && lru_gives_held(arg, pfn, owner, gen);
+}
+
+static void *set_skip_elsewhere(void *arg)
+{
+	struct taken_zone *t = arg;
+
+	set_pageblock_skip(t->sim, t->pages - 32); /* the zone's last block */
+	return NULL;
+}
+
+/*
+ * Under threads, INV-COMPACT-FASTFIND-UNSCANNED is excused when another
+ * pass set a skip bit after fast_find_migrateblock() returned its block,
+ * and the count of other passes' sets starts where fast_find read it. A
+ * free order-3 block in the lower half of the zone gives an order-5 pass
+ * its fast-found block, which the variant compaction-fast-find-marks-skip
+ * marks: the pass must report, also when another thread set a bit before
+ * the pass began (_i 2), which tells nothing of the block. Without the
+ * variant the pass runs clean.
+ */
+START_TEST(test_threaded_fast_find_counts_sets_from_its_find)
+{
+	struct vrec vr;
+	struct taken_zone t = taken_zone(2, 1024, 2, false, &vr);
+	pthread_t tid;
+
+	for (uint64_t p = 64; p < 72; p++)
+		taken_free(&t, p);
+	mm_drain_all_pages(t.sim);
+	if (_i)
+		_mm_policy_apply_variant(&t.sim->policy,
+					 mm_variant_lookup("compaction-fast-find-marks-skip"));
+	if (_i == 2) {
+		ck_assert_int_eq(pthread_create(&tid, NULL, set_skip_elsewhere, &t), 0);
+		pthread_join(tid, NULL);
+	}
+	mm_set_migrate_src(t.sim,
+			   &(struct mm_migrate_src){.isolate = lru_gives_held_past_first_block,
+						    .putback = lru_moves_held,
+						    .arg = &t});
+	mm_compact_zone(t.sim, 0, ZONE_NORMAL, 5, MM_COMPACT_PRIO_SYNC_LIGHT, MM_MIGRATE_SYNC_LIGHT,
+			MIGRATE_MOVABLE);
+	if (_i)
+		ck_assert_msg(vrec_has(&vr, "INV-COMPACT-FASTFIND-UNSCANNED"), "%u reports: %s",
+			      vr.n, vr.first);
+	else
+		ck_assert_msg(vr.n == 0, "%s", vr.first);
+	taken_zone_destroy(&t);
+}
+END_TEST
+
 static Suite *compact_thread_state_suite(void)
 {
 	Suite *s = suite_create("compact_thread_state");
@@ -156,6 +217,7 @@ static Suite *compact_thread_state_suite(void)
 	tcase_add_test(tc, test_unset_source_stops_threaded_compaction);
 	tcase_add_test(tc, test_fill_ops_skip_under_threads_with_a_source);
 	tcase_add_loop_test(tc, test_threaded_migration_checks_the_stamp, 0, 2);
+	tcase_add_loop_test(tc, test_threaded_fast_find_counts_sets_from_its_find, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }
