@@ -300,6 +300,44 @@ START_TEST(test_commit_drift_edge)
 END_TEST
 
 /*
+ * An add that read the GUESS batch (128 here) before the switch to NEVER
+ * published its batch of 32, and charges after the switch: its local may
+ * hold up to 127, and INV-COMMIT-DRIFT's bound follows the largest batch
+ * added with since the switch, not the NEVER batch alone. That window is
+ * a race between threads; the test opens it by putting the GUESS batch
+ * back for one add, run as under threads (no per-op check sees the batch
+ * out of place), and closes it before checking. 100 pages stay in CPU 0's
+ * local, which no check may report; an add with the NEVER batch folds.
+ */
+START_TEST(test_never_bound_follows_an_old_batch)
+{
+	struct mm_sim *sim = serial_sim();
+	struct vrec vr;
+	int guess = mm_vm_committed_as_batch(sim);
+
+	sim_record(sim, &vr);
+	mm_set_current_cpu(0);
+	ck_assert_int_eq(guess, 128);
+	ck_assert_int_eq(mm_set_overcommit_memory(sim, MM_OVERCOMMIT_NEVER), 0);
+	ck_assert_int_eq(mm_vm_committed_as_batch(sim), 32);
+	ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
+	sim->serial = false;
+	sim->pcc->vm_committed_as_batch = guess;
+	ck_assert_int_eq(mm_mmap(sim, 0, 100, MM_ANONPAGES, 0), 0);
+	sim->pcc->vm_committed_as_batch = 32;
+	sim->serial = true;
+	ck_assert_int_eq(mm_vm_committed_local(sim, 0), 100);
+	ck_assert_uint_eq(_mm_committed_check(sim), 0);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	ck_assert_int_eq(mm_mmap(sim, 0, 1, MM_ANONPAGES, 0), 0);
+	ck_assert_int_eq(mm_vm_committed_local(sim, 0), 0);
+	ck_assert_uint_eq(_mm_committed_check(sim), 0);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * INV-PCPU-DRIFT's bound over its grid: a CPU that added with batch b
  * since its last fold (b = 0: none) may hold |local| <= b - 1, never
  * more. Counter c5's local on CPU 1 is set to every value within two of
@@ -360,6 +398,7 @@ static Suite *counter_rules_suite(void)
 	tcase_add_test(tc, test_never_bound_reached_exactly);
 	tcase_add_test(tc, test_add_batch_rule_grid);
 	tcase_add_test(tc, test_commit_drift_edge);
+	tcase_add_test(tc, test_never_bound_follows_an_old_batch);
 	tcase_add_test(tc, test_drift_bound_grid);
 	suite_add_tcase(s, tc);
 	return s;
