@@ -61,19 +61,17 @@ static void add_mm_counter(struct mm_sim *sim, struct mm_struct *mm, int type, l
 /*
  * models add_mm_rss_vec(): copy_pte_range() counts the pages it copies by
  * type and charges the child once per type. The variant's loop stops a
- * type short, so MM_SHMEMPAGES is mapped but never counted.
+ * type short, so MM_SHMEMPAGES, the last, is mapped but never counted.
  */
 static void add_mm_rss_vec(struct mm_sim *sim, struct mm_struct *mm, const unsigned long *rss)
 {
-	int counted = sim->policy.rss_vec_skips_last ? NR_MM_COUNTERS - 1 : NR_MM_COUNTERS;
-
 	for (int i = 0; i < NR_MM_COUNTERS; i++) {
 		if (!rss[i])
 			continue;
-		if (i < counted)
-			add_mm_counter(sim, mm, i, (long)rss[i]);
-		else
+		if (i == MM_SHMEMPAGES && sim->policy.rss_vec_skips_last)
 			rss_ledger_add(mm, i, (long)rss[i]);
+		else
+			add_mm_counter(sim, mm, i, (long)rss[i]);
 	}
 }
 
