@@ -19,7 +19,10 @@
  *
  * A compound page (an allocation of order > 0) is stepped over whole and
  * is no source (a failure: in async direct compaction it drops its whole
- * cc->order block, so the rows with one run sync light).
+ * cc->order block, so the rows with one run sync light). Every pfn the
+ * round passes counts as scanned once, a free or compound block's pages
+ * all at once (nr_scanned += (1 << order) - 1), so the round scans the
+ * pfns from its start to its stop.
  *
  * The machine: one Normal zone [0, 256), 64-page pageblocks. Every page
  * is an order-0 movable fill page; block [64, 128) may start with a
@@ -159,6 +162,10 @@ START_TEST(test_migrate_block_stop_table)
 		      (unsigned long long)want_stop);
 	for (unsigned int i = 0; i < want_isolated; i++)
 		ck_assert_uint_eq(isolated[i], BLOCK + (r->compound ? 1u << r->compound : 0) + i);
+	/* Every pfn up to the stop is scanned once: a free or compound block counts whole. */
+	ck_assert_msg(cc.total_migrate_scanned == want_stop - BLOCK,
+		      "row %d: %lu pfns scanned, want %llu", _i, cc.total_migrate_scanned,
+		      (unsigned long long)(want_stop - BLOCK));
 	/* The first LRU page test-and-sets the bit; an empty block is marked at its end. */
 	ck_assert_msg(get_pageblock_skip(sim, BLOCK), "row %d: block %u not marked", _i, BLOCK);
 	ck_assert_msg(z->compact_cached_migrate_pfn[0] == want_cached0 &&
