@@ -199,9 +199,9 @@ static void balance_pgdat(struct mm_sim *sim, struct pglist_data *pgdat, unsigne
 	unsigned long zone_boosts[MAX_NR_ZONES] = {0}, nr_boost_reclaim = 0;
 	struct kswapd_state *k = &pgdat->kswapd;
 	/* the variant's: every zone of the node, not the ones reclaimed for */
-	int boost_last = sim->policy.boost_decay_whole_node ? MAX_NR_ZONES - 1 : highest_zoneidx;
+	int boost_end = sim->policy.boost_decay_whole_node ? MAX_NR_ZONES : highest_zoneidx + 1;
 
-	for (int zt = 0; zt <= boost_last && zt < MAX_NR_ZONES; zt++) {
+	for (int zt = 0; zt < boost_end && zt < MAX_NR_ZONES; zt++) {
 		struct zone *zone = &pgdat->node_zones[zt];
 		if (!managed_zone(zone))
 			continue;
@@ -224,7 +224,7 @@ static void balance_pgdat(struct mm_sim *sim, struct pglist_data *pgdat, unsigne
 
 	if (!boosted)
 		return;
-	for (int zt = 0; zt <= boost_last && zt < MAX_NR_ZONES; zt++) {
+	for (int zt = 0; zt < boost_end && zt < MAX_NR_ZONES; zt++) {
 		struct zone *zone = &pgdat->node_zones[zt];
 		if (!zone_boosts[zt])
 			continue;
