@@ -317,14 +317,15 @@ START_TEST(test_never_bound_follows_an_old_batch)
 
 	sim_record(sim, &vr);
 	mm_set_current_cpu(0);
-	ck_assert_int_eq(guess, 128);
+	ck_assert_int_eq(guess, rule_commit_batch(2, 1024, MM_OVERCOMMIT_GUESS));
 	ck_assert_int_eq(mm_set_overcommit_memory(sim, MM_OVERCOMMIT_NEVER), 0);
-	ck_assert_int_eq(mm_vm_committed_as_batch(sim), 32);
+	ck_assert_int_eq(mm_vm_committed_as_batch(sim),
+			 rule_commit_batch(2, 1024, MM_OVERCOMMIT_NEVER));
 	ck_assert_int_eq(mm_fork(sim, 0, -1, 0), 0);
 	sim->serial = false;
 	sim->pcc->vm_committed_as_batch = guess;
 	ck_assert_int_eq(mm_mmap(sim, 0, 100, MM_ANONPAGES, 0), 0);
-	sim->pcc->vm_committed_as_batch = 32;
+	sim->pcc->vm_committed_as_batch = rule_commit_batch(2, 1024, MM_OVERCOMMIT_NEVER);
 	sim->serial = true;
 	ck_assert_int_eq(mm_vm_committed_local(sim, 0), 100);
 	ck_assert_uint_eq(_mm_committed_check(sim), 0);
