@@ -425,8 +425,10 @@ isolate_migrate_t isolate_migratepages(struct compact_control *cc)
 			/*
 			 * Under threads another CPU may have retyped or taken the
 			 * block since fast_find chose it: the checker cannot judge.
+			 * Found at the migration pfn, the block is tested here as
+			 * any other (fast_find_block is false), with the same race.
 			 */
-			if (fast_find_block && !sim->serial)
+			if (cc->fast_found_pfn == block_start_pfn && !sim->serial)
 				cc->fast_found_pfn = COMPACT_NO_PFN;
 			update_cached_migrate(cc, block_end_pfn);
 			continue;

@@ -207,6 +207,58 @@ START_TEST(test_threaded_fast_find_counts_sets_from_its_find)
 }
 END_TEST
 
+/*
+ * Another CPU retypes the block fast_find_migrateblock() returned, right
+ * after the search lets zone->lock go (the jitter point of its unlock: the
+ * order-3 list's head moved, as the search rotates the list past what it
+ * looked at). The block is the one at the migration pfn, so
+ * isolate_migratepages() tests it as any other, and async direct
+ * compaction's suitable_migration_source() refuses it unscanned: a race,
+ * not the pass's fault, which the checker cannot judge. Two free order-3
+ * blocks in pageblock 32 give the search its find; the first round marks
+ * block 0 and stops at 32.
+ */
+struct retype_after_find {
+	struct mm_sim *sim;
+	uint32_t head;
+	bool done;
+};
+
+static void retype_when_the_head_moves(void *arg)
+{
+	struct retype_after_find *r = arg;
+	const struct free_area *area = &r->sim->node_data[0]->node_zones[ZONE_NORMAL].free_area[3];
+
+	if (r->done || READ_ONCE(area->head[MIGRATE_MOVABLE]) == r->head)
+		return;
+	set_pageblock_migratetype(r->sim, 32, MIGRATE_UNMOVABLE);
+	r->done = true;
+}
+
+START_TEST(test_threaded_fast_find_at_the_migrate_pfn_retyped)
+{
+	struct vrec vr;
+	struct taken_zone t = taken_zone(2, 1024, 2, false, &vr);
+	struct retype_after_find r = {.sim = t.sim};
+
+	for (uint64_t p = 32; p < 56; p++)
+		if (p < 40 || p >= 48)
+			taken_free(&t, p);
+	mm_drain_all_pages(t.sim);
+	ck_assert_uint_eq(t.zone->free_area[3].nr_free, 2);
+	r.head = t.zone->free_area[3].head[MIGRATE_MOVABLE];
+	mm_set_migrate_src(t.sim, &lru_refusing);
+	mm_set_jitter(t.sim, retype_when_the_head_moves, &r);
+	mm_compact_zone(t.sim, 0, ZONE_NORMAL, 5, MM_COMPACT_PRIO_ASYNC, MM_MIGRATE_ASYNC,
+			MIGRATE_MOVABLE);
+	mm_set_jitter(t.sim, NULL, NULL);
+	ck_assert(r.done);
+	set_pageblock_migratetype(t.sim, 32, MIGRATE_MOVABLE);
+	ck_assert_msg(vr.n == 0, "%s", vr.first);
+	taken_zone_destroy(&t);
+}
+END_TEST
+
 static Suite *compact_thread_state_suite(void)
 {
 	Suite *s = suite_create("compact_thread_state");
@@ -218,6 +270,7 @@ static Suite *compact_thread_state_suite(void)
 	tcase_add_test(tc, test_fill_ops_skip_under_threads_with_a_source);
 	tcase_add_loop_test(tc, test_threaded_migration_checks_the_stamp, 0, 2);
 	tcase_add_loop_test(tc, test_threaded_fast_find_counts_sets_from_its_find, 0, 3);
+	tcase_add_test(tc, test_threaded_fast_find_at_the_migrate_pfn_retyped);
 	suite_add_tcase(s, tc);
 	return s;
 }
