@@ -156,6 +156,61 @@ START_TEST(test_offline_migrates_block_at_range_end)
 END_TEST
 
 /*
+ * do_migrate_range()'s target comes from the range's own zone when it
+ * passes the min mark as an allocation of class zone 0 would: the zone's
+ * lowmem reserve against allocations aimed at higher zones does not
+ * count. ZONE_DMA [0, 128) under a DMA32 zone of 8192 pages keeps
+ * 8192 / 256 = 32 pages from DMA32 allocations. DMA filled, every fifth
+ * fill page freed: more free pages than min plus the range's fill pages
+ * (each move takes one), no more than min + 32. Each target passes min and
+ * would fail min + 32: the offline must succeed, its pages moved within
+ * DMA.
+ */
+#define DMA_UNDER_DMA32                                                                            \
+	"config nodes=1 cpus=1 max_order=5 pageblock_order=4 min_free_kbytes=0 "                   \
+	"watermark_scale_factor=10 high_fraction=0\n"                                              \
+	"zone 0 DMA start=0 spanned=128 present=128 managed=128\n"                                 \
+	"zone 0 DMA32 start=128 spanned=8192 present=8192 managed=8192\n"                          \
+	"cpu0 fill zone=DMA order=0 pages=128 unmovable_every=0 busy_every=0\n"                    \
+	"cpu0 free_pattern every=5 offset=1\n"                                                     \
+	"cpu0 drain\n"
+
+static unsigned int allocated_in(const struct mm_sim *sim, uint64_t start, uint64_t end)
+{
+	unsigned int n = 0;
+
+	for (uint64_t pfn = start; pfn < end; pfn++)
+		n += sim->mem_map[pfn].state == PG_ALLOC;
+	return n;
+}
+
+START_TEST(test_offline_target_ignores_the_lowmem_reserve)
+{
+	struct run r;
+	struct mm_sim *sim = run_text(&r, DMA_UNDER_DMA32 "check\n");
+	const struct zone *dma = &sim->node_data[0]->node_zones[ZONE_DMA];
+	unsigned int in_range = allocated_in(sim, 0, 16), outside = allocated_in(sim, 16, 128);
+	long free_pages = zone_page_state(dma, NR_FREE_PAGES);
+
+	ck_assert_int_eq(dma->lowmem_reserve[ZONE_DMA32], 32);
+	ck_assert_msg(free_pages > (long)wmark_pages(dma, WMARK_MIN) + (long)in_range &&
+			      free_pages <= (long)wmark_pages(dma, WMARK_MIN) + 32,
+		      "%ld free pages, min %lu: outside the reserve's window", free_pages,
+		      wmark_pages(dma, WMARK_MIN));
+	ck_assert_uint_gt(in_range, 0);
+	mm_exec_destroy(r.ex);
+
+	sim = run_text(&r, DMA_UNDER_DMA32 "cpu0 offline_pages node=0 zone=DMA start=0 pages=16\n"
+					   "check\n");
+	ck_assert_msg(r.violations == 0, "%s", r.vr.first);
+	ck_assert_uint_eq(mm_exec_skipped(r.ex), 0);
+	ck_assert_uint_eq(zinfo(sim, 0, ZONE_DMA).managed, 112);
+	ck_assert_uint_eq(allocated_in(sim, 16, 128), outside + in_range);
+	mm_exec_destroy(r.ex);
+}
+END_TEST
+
+/*
  * An unmovable allocation fails the offline: the range is undone to
  * MOVABLE, nothing leaves the zone, the free pages are all counted again.
  */
@@ -868,6 +923,7 @@ static Suite *isolation_suite(void)
 	tcase_add_test(tc, test_online_frees_the_block_whole);
 	tcase_add_test(tc, test_offline_migrates_movable);
 	tcase_add_test(tc, test_offline_migrates_block_at_range_end);
+	tcase_add_test(tc, test_offline_target_ignores_the_lowmem_reserve);
 	tcase_add_test(tc, test_offline_unmovable_fails_and_undoes);
 	tcase_add_test(tc, test_offline_reserved_page_fails_first);
 	tcase_add_test(tc, test_contig_uninit_page_fails_first);
