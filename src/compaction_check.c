@@ -63,6 +63,7 @@ void compact_check_pass_begin(struct compact_control *cc)
 	cs->src_held = 0;
 	cs->stats.compact_passes++;
 	compact_check_prio_start(cc);
+	compact_skip_hint_pass_begin(cc);
 }
 
 static void report_overlap(struct compact_control *cc, uint64_t pfn, const char *scanner)

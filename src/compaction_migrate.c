@@ -351,7 +351,7 @@ uint64_t fast_find_migrateblock(struct compact_control *cc)
 					pfn_list_rotate_to(sim, head, tail, next);
 				break;
 			}
-			if (p >= high_pfn || (get_pageblock_skip(sim, p) && !cc->skip_bits_ignored))
+			if (p >= high_pfn || pageblock_skip_seen(cc, p))
 				continue;
 			/* p too, even at the head: the list moves unless p is its last */
 			if (next != PFN_NIL)

@@ -2,15 +2,17 @@
 /*
  * compaction_shadow.c - INV-COMPACT-SKIP-HINT (seed 001): the skip bits are
  * hints, so a pass that obeys them succeeds whenever the same pass blind to
- * them would. The checker compares the two on one state: it saves the
- * zone's state before a direct compaction pass, and if the pass does not
- * succeed, reruns it from that state with every skip-bit test answering
- * "not skipped", then puts back the state the real pass left.
+ * the bits it sets itself would. The checker compares the two on one
+ * state: it saves the zone's state before a direct compaction pass, and if
+ * the pass does not succeed, reruns it from that state with every skip-bit
+ * test reading the bits as they were when the scan began (after the
+ * restart's reset, which the rerun makes too), then puts back the state
+ * the real pass left.
  *
- * The comparison is only fair from a zone with no skip bit set (after boot,
- * or after a reset cleared them all): a kernel reset samples every 8th page
- * and may leave a usable block marked, and the kernel accepts that. From a
- * clean zone, a bit that makes the pass fail was set by the pass itself,
+ * The bits the pass found are honoured by both: a kernel reset samples
+ * every 8th page and may leave a usable block marked, and the kernel
+ * accepts that (docs/compaction.md, "Skip bits never stale"). A bit that
+ * makes the pass fail where the shadow succeeds was set by the pass itself,
  * which is the kind of bug seed 001 is about. Not every such bit: the free
  * scanner marks the target blocks it emptied (update_pageblock_skip(),
  * fast_isolate_around()), and the fast free search may empty one the
@@ -28,9 +30,9 @@
  * migrated on another visit. What the check still catches is a bit that
  * turns a block away, or cuts its scan short, on the pass's first visit.
  *
- * Cost: only serial runs, only such passes, and only when they fail: two
- * copies of the zone's memmap, its pageblock flags, its vmstat diffs, the
- * pass CPU's pcp lists and the handles.
+ * Cost: only serial runs, only direct passes that heed the bits, and only
+ * when they fail: two copies of the zone's memmap, its pageblock flags,
+ * its vmstat diffs, the pass CPU's pcp lists and the handles.
  */
 #include "internal.h"
 
@@ -41,6 +43,7 @@ struct compact_snapshot {
 	uint8_t zone[sizeof(struct zone)];
 	struct page *pages;
 	uint8_t *pb;
+	uint8_t *seen; /* the shadow's: the flags as its scan began (before's only) */
 	struct mm_handle *handles, *fill;
 	/*
 	 * A pass runs on one CPU and counts, and moves vmstat diffs, on that
@@ -53,7 +56,7 @@ struct compact_snapshot {
 	/* the pcp lists check_drain() empties: their pages' links are in the memmap copy */
 	uint8_t pcp[sizeof(struct per_cpu_pages)];
 	long vm_zone_stat[NR_VM_ZONE_STAT_ITEMS];
-	size_t pages_cap, pb_cap, handles_cap, fill_cap;
+	size_t pages_cap, pb_cap, seen_cap, handles_cap, fill_cap;
 	struct mm_compact_stats stats;
 };
 
@@ -146,15 +149,18 @@ static struct compact_snapshot *snapshot_get(struct compact_snapshot **s)
 /* Returns true if this pass is one the checker compares: see the file's comment. */
 bool compact_skip_hint_wanted(const struct compact_control *cc)
 {
-	const struct zone *z = cc->zone;
-	const struct mm_sim *sim = z->sim;
+	const struct mm_sim *sim = cc->zone->sim;
 
-	if (!sim->serial || !sim->compact || sim->compact->in_shadow || cc->ignore_skip_hint)
-		return false;
-	for (size_t b = first_block(z), n = nr_blocks(z); n--; b++)
-		if (sim->pageblock_flags[b] & PB_SKIP)
-			return false;
-	return true;
+	return sim->serial && sim->compact && !sim->compact->in_shadow && !cc->ignore_skip_hint;
+}
+
+/* The shadow's scan begins: what its skip tests read from now on. */
+void compact_skip_hint_pass_begin(struct compact_control *cc)
+{
+	const struct zone *z = cc->zone;
+
+	if (cc->skip_seen)
+		memcpy(cc->skip_seen, z->sim->pageblock_flags + first_block(z), nr_blocks(z));
 }
 
 void compact_skip_hint_before(struct compact_control *cc)
@@ -182,10 +188,12 @@ void compact_skip_hint_after(const struct compact_control *cc0, int result, bool
 	if (!cs->before_valid || free_side_marked || result == MM_COMPACT_SUCCESS ||
 	    result == MM_COMPACT_SKIPPED)
 		return;
-	if (!after || !snapshot_save(after, z))
+	if (!after || !snapshot_save(after, z) ||
+	    fit(&cs->before->seen, &cs->before->seen_cap, nr_blocks(z), 1))
 		return;
 	snapshot_restore(cs->before, z);
-	shadow.skip_bits_ignored = true;
+	shadow.skip_seen = cs->before->seen;
+	shadow.skip_seen_first = first_block(z);
 	rescans = cs->stats.compact_block_rescans;
 	cs->in_shadow = true;
 	blind = compact_zone(&shadow);
@@ -196,8 +204,8 @@ void compact_skip_hint_after(const struct compact_control *cc0, int result, bool
 	if (blind == MM_COMPACT_SUCCESS && !reentered)
 		zone_report(
 			z, "INV-COMPACT-SKIP-HINT", -1, MM_COMPACT_SUCCESS, result,
-			"an order-%d pass from a zone without skip bits ended %s; the same pass "
-			"blind to the bits it set succeeded",
+			"an order-%d pass ended %s; the same pass blind to the skip bits it set "
+			"itself succeeded",
 			cc0->order, mm_compact_result_name(result));
 }
 
@@ -210,6 +218,7 @@ void _mm_compaction_shadow_destroy(struct compact_state *cs)
 			continue;
 		free(s[i]->pages);
 		free(s[i]->pb);
+		free(s[i]->seen);
 		free(s[i]->handles);
 		free(s[i]->fill);
 		free(s[i]);

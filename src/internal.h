@@ -1036,8 +1036,13 @@ struct compact_control {
 	unsigned int fast_search_fail;
 	bool ignore_skip_hint, no_set_skip_hint, ignore_block_suitable;
 	bool direct_compaction, whole_zone, contended, finish_pageblock;
-	/* checker: the shadow pass of INV-COMPACT-SKIP-HINT, blind to the skip bits */
-	bool skip_bits_ignored;
+	/*
+	 * checker: the shadow pass of INV-COMPACT-SKIP-HINT tests the skip bits
+	 * as they were when its scan began (skip_seen[0] is block
+	 * skip_seen_first's flags), blind to the bits it sets itself
+	 */
+	uint8_t *skip_seen;
+	size_t skip_seen_first;
 	/* checker: the free scanner marked a block this pass (the comparison is then moot) */
 	bool free_side_marked;
 	/* checker: the block fast_find_migrateblock() returned, until it is scanned */
@@ -1110,6 +1115,7 @@ bool get_pageblock_skip(const struct mm_sim *sim, uint64_t pfn);
 extern _Thread_local unsigned long compact_own_skip_sets;
 void set_pageblock_skip(struct mm_sim *sim, uint64_t pfn);
 void clear_pageblock_skip(struct mm_sim *sim, uint64_t pfn);
+bool pageblock_skip_seen(const struct compact_control *cc, uint64_t pfn);
 bool isolation_suitable(const struct compact_control *cc, uint64_t pfn);
 bool test_and_set_skip(struct compact_control *cc, uint64_t pfn);
 void update_pageblock_skip(struct compact_control *cc, uint64_t block_pfn, uint64_t pfn);
@@ -1169,6 +1175,7 @@ struct compact_state *compact_state_current(struct mm_sim *sim);
 
 /* compaction_shadow.c: INV-COMPACT-SKIP-HINT, a pass rerun blind to the skip bits */
 bool compact_skip_hint_wanted(const struct compact_control *cc);
+void compact_skip_hint_pass_begin(struct compact_control *cc);
 void compact_skip_hint_before(struct compact_control *cc);
 void compact_skip_hint_after(const struct compact_control *cc0, int result, bool free_side_marked);
 void _mm_compaction_shadow_destroy(struct compact_state *cs);

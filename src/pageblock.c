@@ -93,11 +93,24 @@ bool compact_lru_skip_aligned(struct compact_control *cc, uint64_t valid_pfn, ui
 }
 
 /* Returns true if the pageblock should be scanned for pages to isolate. */
+/*
+ * The skip bit a pass's tests see: the live one, or for the checker's
+ * shadow pass the one its scan began with (compaction_shadow.c).
+ */
+bool pageblock_skip_seen(const struct compact_control *cc, uint64_t pfn)
+{
+	const struct mm_sim *sim = cc->zone->sim;
+
+	if (cc->skip_seen)
+		return cc->skip_seen[(pfn >> sim->pageblock_order) - cc->skip_seen_first] & PB_SKIP;
+	return get_pageblock_skip(sim, pfn);
+}
+
 bool isolation_suitable(const struct compact_control *cc, uint64_t pfn)
 {
-	if (cc->ignore_skip_hint || cc->skip_bits_ignored)
+	if (cc->ignore_skip_hint)
 		return true;
-	return !get_pageblock_skip(cc->zone->sim, pfn);
+	return !pageblock_skip_seen(cc, pfn);
 }
 
 /* Sets the bit if it was clear; returns true if it was already set. */
@@ -107,7 +120,7 @@ bool test_and_set_skip(struct compact_control *cc, uint64_t pfn)
 
 	if (cc->ignore_skip_hint)
 		return false;
-	skip = get_pageblock_skip(cc->zone->sim, pfn) && !cc->skip_bits_ignored;
+	skip = pageblock_skip_seen(cc, pfn);
 	if (!skip && !cc->no_set_skip_hint)
 		set_pageblock_skip(cc->zone->sim, pfn);
 	return skip;
