@@ -315,6 +315,8 @@ static int __compact_zone(struct compact_control *cc)
 		return MM_COMPACT_SKIPPED;
 	/* Failures recently, and about to retry after deferring: clear the bits. */
 	bool flush_due = compact_flush_due(zone, cc->order); /* the checker's */
+	if (flush_due)
+		compact_check_flush_begin(sim);
 	if (compaction_restarting(zone, cc->order))
 		__reset_isolation_suitable(zone);
 	if (flush_due)

@@ -13,12 +13,14 @@
  *                           reset's first usable block, and only a
  *                           whole-zone pass ends COMPLETE
  *   INV-COMPACT-CACHED-PFN  when the scanners meet, the cached pfns are
- *                           where reset_cached_positions() puts them
+ *                           where reset_cached_positions() puts them; after
+ *                           a flush, where the reset's walk leaves them
  *   INV-COMPACT-SKIP-FLUSH  at a flush point (kswapd going to sleep, a
  *                           restart after the maximum deferrals) the flush
- *                           request is consumed and no block the reset's
- *                           sampling finds usable keeps its skip bit; a
- *                           direct pass whose scanners met asks for one
+ *                           request is consumed and every block's skip bit
+ *                           is as the checker's replay of the reset's walk
+ *                           leaves it; a direct pass whose scanners met
+ *                           asks for one
  *
  * Under threads each is judged only where no other CPU can have moved
  * what it reads: PRIO's whole-zone rule when no reset ran since the pass
@@ -27,6 +29,8 @@
  * flush itself only in serial runs (docs/compaction.md, "Under threads").
  */
 #include "internal.h"
+
+#include <string.h>
 
 /*
  * models compact_zone_order()'s control settings for a priority, and the
@@ -147,63 +151,171 @@ bool compact_flush_due(const struct zone *zone, int order)
 	       READ_ONCE(zone->compact_considered) >= (1u << COMPACT_MAX_DEFER_SHIFT);
 }
 
-static bool block_is_movable_lru_and_free(const struct mm_sim *sim, const struct zone *zone,
-					  uint64_t pfn)
+/*
+ * Before a flush point: the pageblock flags the flush starts from, which
+ * the checker's replay of __reset_isolation_suitable() reads (serial runs).
+ */
+void compact_check_flush_begin(struct mm_sim *sim)
 {
-	uint64_t nr = UINT64_C(1) << sim->pageblock_order;
-	uint64_t start = pfn & ~(nr - 1), end = start + nr;
-	bool lru = false, buddy = false;
+	struct compact_state *cs = sim->compact;
 
-	if ((sim->pageblock_flags[pfn >> sim->pageblock_order] & PB_MIGRATETYPE_MASK) !=
-	    MIGRATE_MOVABLE)
-		return false;
-	if (start < zone->zone_start_pfn)
-		start = zone->zone_start_pfn;
-	if (end > zone_end_pfn(zone))
-		end = zone_end_pfn(zone);
-	/* the reset samples every 1 << PAGE_ALLOC_COSTLY_ORDER pages from the block's start */
-	for (uint64_t p = start; p < end; p += 8) {
-		const struct page *page = &sim->mem_map[p];
-		lru |= page->state == PG_ALLOC && page->order == 0 &&
-		       page->alloc_mt == MIGRATE_MOVABLE;
-		buddy |= page->state == PG_BUDDY;
+	if (!sim->serial || !cs)
+		return;
+	memcpy(cs->flush_before, sim->pageblock_flags,
+	       (size_t)(sim->max_pfn >> sim->pageblock_order) + 1);
+	cs->flush_saved = true;
+}
+
+/* The rule's PageLRU in the model: an allocated order-0 movable page. */
+static bool rule_page_lru(const struct page *page)
+{
+	return page->state == PG_ALLOC && page->order == 0 && page->alloc_mt == MIGRATE_MOVABLE;
+}
+
+/* pageblock_skip_persistent(): pfn lies in an allocation of a pageblock or more. */
+static bool rule_skip_persistent(const struct mm_sim *sim, uint64_t pfn)
+{
+	for (unsigned int o = sim->pageblock_order; o <= sim->max_order; o++) {
+		const struct page *head = &sim->mem_map[pfn & ~((UINT64_C(1) << o) - 1)];
+
+		if (head->state == PG_ALLOC && head->order == o)
+			return true;
 	}
-	return lru && buddy;
+	return false;
 }
 
 /*
- * After a flush point: the request is consumed, and a pageblock the walk of
- * __reset_isolation_suitable() reaches (from both ends until they meet)
- * whose sample holds both a movable LRU page and a free page keeps no skip
- * bit, whichever end reached it: the migration side clears on an LRU page,
- * the free side on a free page of a MOVABLE block.
+ * __reset_isolation_pfn(), the rule (6.x) on the checker's copy of the
+ * flags (bits): a block of the zone, not persistent, counts as usable
+ * without a look when both sides are searched and its bit is clear; the
+ * free side alone takes MOVABLE blocks only; else a sample of every
+ * 1 << PAGE_ALLOC_COSTLY_ORDER pages from the block's start (within the
+ * zone) finds a source (LRU page) or a target (free page), and the bit
+ * is cleared.
+ */
+static bool rule_reset_pfn(const struct zone *zone, uint8_t *bits, uint64_t pfn, bool source,
+			   bool target)
+{
+	const struct mm_sim *sim = zone->sim;
+	uint64_t nr = UINT64_C(1) << sim->pageblock_order;
+	uint64_t start = pfn & ~(nr - 1), last = start + nr - 1;
+	uint8_t *b = &bits[pfn >> sim->pageblock_order];
+
+	if (pfn < zone->zone_start_pfn || pfn >= zone_end_pfn(zone) ||
+	    rule_skip_persistent(sim, pfn))
+		return false;
+	if (source && target && !(*b & PB_SKIP))
+		return true;
+	if (!source && target && (*b & PB_MIGRATETYPE_MASK) != MIGRATE_MOVABLE)
+		return false;
+	if (start < zone->zone_start_pfn)
+		start = zone->zone_start_pfn;
+	if (last > zone_end_pfn(zone) - 1)
+		last = zone_end_pfn(zone) - 1;
+	for (uint64_t p = start; p <= last; p += UINT64_C(1) << PAGE_ALLOC_COSTLY_ORDER) {
+		const struct page *page = &sim->mem_map[p];
+
+		if ((source && rule_page_lru(page)) || (target && page->state == PG_BUDDY)) {
+			*b &= (uint8_t)~PB_SKIP;
+			return true;
+		}
+	}
+	return false;
+}
+
+struct rule_reset {
+	uint64_t migrate, free;		  /* the cached pfns the walk leaves */
+	uint64_t init_migrate, init_free; /* COMPACT_NO_PFN: not set by the walk */
+};
+
+/*
+ * __reset_isolation_suitable()'s walk, the rule: from both ends at once,
+ * the migration side looking for sources (and targets once it found its
+ * first usable block), the free side for targets (and sources likewise);
+ * the first usable block from each end is where its scanner restarts,
+ * and with none between them both are left where the walk stopped. The
+ * walk stops at a pfn below one pageblock, as the model's does (a zone at
+ * pfn 0 smaller than two pageblocks would wrap the kernel's free pfn).
+ */
+static struct rule_reset rule_reset_walk(const struct zone *zone, uint8_t *bits)
+{
+	uint64_t nr = UINT64_C(1) << zone->sim->pageblock_order;
+	uint64_t m = zone->zone_start_pfn, f = zone_end_pfn(zone) - 1;
+	uint64_t reset_m = f, reset_f = m;
+	struct rule_reset r = {.init_migrate = COMPACT_NO_PFN, .init_free = COMPACT_NO_PFN};
+
+	for (; m < f; m += nr, f -= nr) {
+		if (rule_reset_pfn(zone, bits, m, true, r.init_migrate != COMPACT_NO_PFN) &&
+		    m < reset_m)
+			r.init_migrate = reset_m = m;
+		if (rule_reset_pfn(zone, bits, f, r.init_free != COMPACT_NO_PFN, true) &&
+		    f > reset_f)
+			r.init_free = reset_f = f;
+		if (f < nr)
+			break;
+	}
+	r.migrate = reset_m < reset_f ? reset_m : m;
+	r.free = reset_m < reset_f ? reset_f : f;
+	return r;
+}
+
+static void report_flush(struct zone *zone, const char *id, long long pfn, long long want,
+			 long long got, const char *what)
+{
+	zone_report(zone, id, pfn, want, got, "after the skip bits' flush: %s", what);
+}
+
+/*
+ * After a flush point: the request is consumed, and the flush did what
+ * __reset_isolation_suitable()'s rule does from the flags it started
+ * from (compact_check_flush_begin()): every block's skip bit as the
+ * rule's walk leaves it (a bit left set is a stale hint, seed 001; one
+ * cleared that the rule keeps, a flush that samples wrong), and the
+ * scanners' cached and first-usable pfns where the walk puts them
+ * (INV-COMPACT-CACHED-PFN). A pageblock shared with a neighbouring zone
+ * is not compared: kswapd's sleep flushes the neighbour too.
  */
 MM_NO_COVERAGE void compact_check_flushed(struct zone *zone)
 {
 	struct mm_sim *sim = zone->sim;
+	struct compact_state *cs = sim->compact;
 	uint64_t nr = UINT64_C(1) << sim->pageblock_order;
+	struct rule_reset r;
 
 	if (!sim->serial || !zone->spanned_pages)
 		return;
 	if (zone->compact_blockskip_flush) {
-		zone_report(zone, "INV-COMPACT-SKIP-FLUSH", -1, 0, 1,
-			    "the skip bits' flush was due and the request is still pending");
+		report_flush(zone, "INV-COMPACT-SKIP-FLUSH", -1, 0, 1,
+			     "the flush was due and the request is still pending");
 		return;
 	}
-	for (uint64_t m = zone->zone_start_pfn, f = zone_end_pfn(zone) - 1; m < f;
-	     m += nr, f -= nr) {
-		uint64_t side[2] = {m, f};
-		for (int s = 0; s < 2; s++) {
-			if (!(sim->pageblock_flags[side[s] >> sim->pageblock_order] & PB_SKIP) ||
-			    !block_is_movable_lru_and_free(sim, zone, side[s]))
-				continue;
-			zone_report(zone, "INV-COMPACT-SKIP-FLUSH",
-				    (long long)(side[s] & ~(nr - 1)), 0, 1,
-				    "a flush left the skip bit of a block holding movable LRU "
-				    "and free pages");
+	if (!cs || !cs->flush_saved)
+		return;
+	r = rule_reset_walk(zone, cs->flush_before);
+	for (uint64_t b = (zone->zone_start_pfn + nr - 1) & ~(nr - 1); b + nr <= zone_end_pfn(zone);
+	     b += nr) {
+		bool want = cs->flush_before[b >> sim->pageblock_order] & PB_SKIP;
+		bool got = get_pageblock_skip(sim, b);
+
+		if (want != got) {
+			report_flush(zone, "INV-COMPACT-SKIP-FLUSH", (long long)b, want, got,
+				     want ? "the reset's rule keeps this block's skip bit"
+					  : "the reset's rule clears this block's skip bit");
 			return;
 		}
-		if (f < nr)
-			break;
 	}
+	if (READ_ONCE(zone->compact_cached_migrate_pfn[0]) != r.migrate ||
+	    READ_ONCE(zone->compact_cached_migrate_pfn[1]) != r.migrate ||
+	    READ_ONCE(zone->compact_cached_free_pfn) != r.free)
+		report_flush(zone, "INV-COMPACT-CACHED-PFN", -1, (long long)r.migrate,
+			     (long long)READ_ONCE(zone->compact_cached_migrate_pfn[0]),
+			     "the cached migrate and free pfns are not where the reset's walk "
+			     "leaves them");
+	else if ((r.init_migrate != COMPACT_NO_PFN &&
+		  READ_ONCE(zone->compact_init_migrate_pfn) != r.init_migrate) ||
+		 (r.init_free != COMPACT_NO_PFN &&
+		  READ_ONCE(zone->compact_init_free_pfn) != r.init_free))
+		report_flush(zone, "INV-COMPACT-CACHED-PFN", -1, (long long)r.init_migrate,
+			     (long long)READ_ONCE(zone->compact_init_migrate_pfn),
+			     "the first usable blocks are not where the reset's walk found them");
 }

@@ -43,10 +43,12 @@ int _mm_compaction_reset(struct mm_sim *sim)
 		cs->pfn_cap = sim->max_pfn;
 	}
 	if (nr_blocks > cs->block_cap) {
-		if (grow(&cs->visits, nr_blocks, 1) || grow(&cs->scanned_by, nr_blocks, 1))
+		if (grow(&cs->visits, nr_blocks, 1) || grow(&cs->scanned_by, nr_blocks, 1) ||
+		    grow(&cs->flush_before, nr_blocks, 1))
 			return -1;
 		cs->block_cap = nr_blocks;
 	}
+	cs->flush_saved = false;
 	/*
 	 * The kernel leaves the cached pfns zero, out of range of any real
 	 * zone, so the first compaction starts at the ends; a model zone may
@@ -70,6 +72,7 @@ static void compact_state_free(struct compact_state *cs)
 	free(cs->mig_gen);
 	free(cs->visits);
 	free(cs->scanned_by);
+	free(cs->flush_before);
 	free(cs->fill);
 	_mm_compaction_shadow_destroy(cs);
 	free(cs);

@@ -1148,6 +1148,9 @@ struct compact_state {
 	uint32_t *freepages, *migratepages; /* cc's lists: max_pfn entries each */
 	size_t pfn_cap;
 	uint8_t *visits, *scanned_by; /* per pageblock, this pass (compaction_check.c) */
+	/* INV-COMPACT-SKIP-FLUSH: the machine's pageblock flags before a flush point */
+	uint8_t *flush_before;
+	bool flush_saved;
 	size_t block_cap;
 	struct mm_handle *fill; /* the fill pool: OWNER_FILL | slot */
 	uint32_t nr_fill, cap_fill, fill_cursor;
@@ -1214,6 +1217,7 @@ unsigned int compact_quiet_begin(struct zone *zone);
 bool compact_quiet_end(struct zone *zone, unsigned int mark);
 void compact_check_result(const struct compact_control *cc, int result);
 bool compact_flush_due(const struct zone *zone, int order);
+void compact_check_flush_begin(struct mm_sim *sim);
 void compact_check_flushed(struct zone *zone);
 
 /* ------------------------------------------------------------------------

@@ -455,6 +455,7 @@ int _mm_op_kswapd_sleep(struct mm_op_ctx *ctx, const struct mm_op *op)
 	struct zone *zones = sim->node_data[op->vmstat.node]->node_zones;
 	for (int zt = 0; zt < MAX_NR_ZONES; zt++)
 		flush[zt] = READ_ONCE(zones[zt].compact_blockskip_flush);
+	compact_check_flush_begin(sim);
 	int skipped = _mm_kswapd_try_to_sleep(sim, op->vmstat.node);
 	for (int zt = 0; !skipped && zt < MAX_NR_ZONES; zt++)
 		if (flush[zt])

@@ -295,7 +295,7 @@ out:
 	return ret;
 }
 
-/* Compaction's scratch lists and skip-hint shadow belong to a pass, not to the state. */
+/* Compaction's scratch lists, shadow and flush copy belong to a pass, not to the state. */
 static void compact_keep_links(void *obj, const void *own_)
 {
 	struct compact_state *cs = obj;
@@ -306,6 +306,8 @@ static void compact_keep_links(void *obj, const void *own_)
 	cs->pfn_cap = own->pfn_cap;
 	cs->visits = own->visits;
 	cs->scanned_by = own->scanned_by;
+	cs->flush_before = own->flush_before;
+	cs->flush_saved = own->flush_saved;
 	cs->block_cap = own->block_cap;
 	cs->fill = own->fill;
 	cs->cap_fill = own->cap_fill;

@@ -498,27 +498,50 @@ START_TEST(test_compact_skip_flush_corrupt)
 	struct zone *z = normal(sim);
 	uint32_t gen;
 
-	/* a movable page at pfn 0, free pages at the block's other sample points */
+	/*
+	 * A movable page at pfn 0, the rest free: block 0's sample finds it
+	 * and free pages, block 3's ([96, 128), inside the free order-6 block
+	 * at 64) finds neither, and keeps its bit.
+	 */
 	mm_set_current_cpu(0);
 	ck_assert_int_eq(mm_alloc_pages(sim, 0, MM_GFP_KERNEL | MM_GFP_MOVABLE, 0, 1, &gen), 0);
 	ck_assert_int_eq(sim->mem_map[8].state, PG_BUDDY);
-	compact_check_flushed(z);
-	ck_assert_uint_eq(vr.n, 0);
-	set_pageblock_skip(sim, 0); /* a flush that left the block marked */
-	compact_check_flushed(z);
-	ck_assert(vrec_has(&vr, "INV-COMPACT-SKIP-FLUSH"));
-	vrec_init(&vr);
-	clear_pageblock_skip(sim, 0);
-	z->compact_blockskip_flush = true; /* a flush that left the request pending */
-	compact_check_flushed(z);
-	ck_assert(vrec_has(&vr, "INV-COMPACT-SKIP-FLUSH"));
-	/* the real flush: kswapd's sleep clears both */
-	vrec_init(&vr);
+	ck_assert_int_ne(sim->mem_map[96].state, PG_BUDDY);
+	/* the real flush, from block 0 and block 3 marked */
 	set_pageblock_skip(sim, 0);
+	set_pageblock_skip(sim, 96);
+	z->compact_blockskip_flush = true;
+	compact_check_flush_begin(sim);
 	__reset_isolation_suitable(z);
 	compact_check_flushed(z);
 	ck_assert_msg(vr.n == 0, "%s", vr.first);
-	ck_assert(!get_pageblock_skip(sim, 0));
+	ck_assert(!get_pageblock_skip(sim, 0) && get_pageblock_skip(sim, 96));
+	ck_assert_uint_eq(z->compact_cached_migrate_pfn[0], 0);
+	ck_assert_uint_eq(z->compact_cached_free_pfn, 223); /* block 6's last pfn, unaligned */
+	/* a flush that left block 0 marked */
+	set_pageblock_skip(sim, 0);
+	compact_check_flush_begin(sim);
+	compact_check_flushed(z);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-SKIP-FLUSH"));
+	/* a flush that cleared block 3, which the rule keeps */
+	vrec_init(&vr);
+	clear_pageblock_skip(sim, 0);
+	compact_check_flush_begin(sim);
+	clear_pageblock_skip(sim, 96);
+	compact_check_flushed(z);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-SKIP-FLUSH"));
+	/* a flush that left the request pending */
+	vrec_init(&vr);
+	z->compact_blockskip_flush = true;
+	compact_check_flushed(z);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-SKIP-FLUSH"));
+	/* a flush that left the free scanner's cached pfn at the zone's last block */
+	vrec_init(&vr);
+	z->compact_blockskip_flush = false;
+	compact_check_flush_begin(sim);
+	z->compact_cached_free_pfn = 224;
+	compact_check_flushed(z);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-CACHED-PFN"));
 	mm_sim_destroy(sim);
 }
 END_TEST
