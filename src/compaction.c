@@ -39,8 +39,14 @@ bool compaction_possible(struct mm_sim *sim)
  * Deferral: skip compaction of a zone after it failed, exponentially
  * ---------------------------------------------------------------------- */
 
+/*
+ * Each deferral function ends with the checker's comparison against the
+ * kernel's rule applied to the fields it started from
+ * (compaction_oracle.c).
+ */
 void defer_compaction(struct zone *zone, int order)
 {
+	struct compact_defer_state before = compact_defer_state(zone);
 	unsigned int shift = READ_ONCE(zone->compact_defer_shift) + 1;
 
 	WRITE_ONCE(zone->compact_considered, 0);
@@ -48,10 +54,10 @@ void defer_compaction(struct zone *zone, int order)
 		WRITE_ONCE(zone->compact_order_failed, order);
 	WRITE_ONCE(zone->compact_defer_shift,
 		   shift > COMPACT_MAX_DEFER_SHIFT ? COMPACT_MAX_DEFER_SHIFT : shift);
+	compact_check_defer_rule(zone, &before, DEFER_EVENT_FAILED, order, false);
 }
 
-/* Returns true if compaction should be skipped this time. */
-bool compaction_deferred(struct zone *zone, int order)
+static bool __compaction_deferred(struct zone *zone, int order)
 {
 	unsigned int defer_limit = 1u << READ_ONCE(zone->compact_defer_shift);
 	unsigned int considered = READ_ONCE(zone->compact_considered) + 1;
@@ -66,15 +72,28 @@ bool compaction_deferred(struct zone *zone, int order)
 	return true;
 }
 
+/* models compaction_deferred(): true if compaction should be skipped this time */
+bool compaction_deferred(struct zone *zone, int order)
+{
+	struct compact_defer_state before = compact_defer_state(zone);
+	bool deferred = __compaction_deferred(zone, order);
+
+	compact_check_defer_rule(zone, &before, DEFER_EVENT_ASKED, order, deferred);
+	return deferred;
+}
+
 /* After a success at order (the allocation succeeded, or is expected to). */
 void compaction_defer_reset(struct zone *zone, int order, bool alloc_success)
 {
+	struct compact_defer_state before = compact_defer_state(zone);
+
 	if (alloc_success) {
 		WRITE_ONCE(zone->compact_considered, 0);
 		WRITE_ONCE(zone->compact_defer_shift, 0);
 	}
 	if (order >= READ_ONCE(zone->compact_order_failed))
 		WRITE_ONCE(zone->compact_order_failed, order + 1);
+	compact_check_defer_rule(zone, &before, DEFER_EVENT_SUCCESS, order, alloc_success);
 }
 
 /* Returns true if restarting compaction after many failures. */

@@ -142,6 +142,89 @@ void compact_check_result(const struct compact_control *cc, int result)
 		    mm_compact_result_name(result), cc->whole_zone_rule);
 }
 
+struct compact_defer_state compact_defer_state(const struct zone *zone)
+{
+	return (struct compact_defer_state){.considered = READ_ONCE(zone->compact_considered),
+					    .shift = READ_ONCE(zone->compact_defer_shift),
+					    .order_failed = READ_ONCE(zone->compact_order_failed)};
+}
+
+/*
+ * The deferral rules (6.x) from the fields before the event: a failure
+ * (defer_compaction()) zeroes considered, lowers order_failed to the order
+ * and raises the shift by one up to COMPACT_MAX_DEFER_SHIFT; a question
+ * (compaction_deferred()) at an order below order_failed is answered "not
+ * deferred" and changes nothing, else considered + 1 below 1 << shift is
+ * stored and answered "deferred", and otherwise 1 << shift is stored and
+ * answered "not deferred"; a success (compaction_defer_reset()) zeroes
+ * considered and the shift when the allocation succeeded, and raises
+ * order_failed past the order. Returns the answer a question gets.
+ */
+static bool rule_defer(struct compact_defer_state *s, enum compact_defer_event ev, int order,
+		       bool alloc_success)
+{
+	unsigned int considered;
+
+	switch (ev) {
+	case DEFER_EVENT_FAILED:
+		s->considered = 0;
+		if (order < s->order_failed)
+			s->order_failed = order;
+		if (s->shift < COMPACT_MAX_DEFER_SHIFT)
+			s->shift++;
+		return false;
+	case DEFER_EVENT_ASKED:
+		if (order < s->order_failed)
+			return false;
+		considered = s->considered + 1;
+		if (considered < 1u << s->shift) {
+			s->considered = considered;
+			return true;
+		}
+		s->considered = 1u << s->shift;
+		return false;
+	case DEFER_EVENT_SUCCESS:
+		if (alloc_success)
+			s->considered = s->shift = 0;
+		if (order >= s->order_failed)
+			s->order_failed = order + 1;
+		return false;
+	}
+	return false;
+}
+
+/*
+ * After a deferral event, serial runs: the zone's fields and a question's
+ * answer are what the rule gives from the fields before it (the bounds of
+ * compact_check_defer() judge a start outside them).
+ */
+void compact_check_defer_rule(struct zone *zone, const struct compact_defer_state *before,
+			      enum compact_defer_event ev, int order, bool arg)
+{
+	static const char *const what[] = {"defer_compaction()", "compaction_deferred()",
+					   "compaction_defer_reset()"};
+	struct compact_defer_state want = *before, got;
+	bool answer;
+
+	if (!zone->sim->serial || before->shift > COMPACT_MAX_DEFER_SHIFT)
+		return;
+	answer = rule_defer(&want, ev, order, arg);
+	got = compact_defer_state(zone);
+	if (ev == DEFER_EVENT_ASKED && answer != arg)
+		zone_report(zone, "INV-COMPACT-DEFER", -1, answer, arg,
+			    "%s at order %d answered %d from considered %u, shift %u, "
+			    "order_failed %d; the rule answers %d",
+			    what[ev], order, arg, before->considered, before->shift,
+			    before->order_failed, answer);
+	else if (got.considered != want.considered || got.shift != want.shift ||
+		 got.order_failed != want.order_failed)
+		zone_report(zone, "INV-COMPACT-DEFER", -1, want.considered, got.considered,
+			    "%s at order %d left considered %u, shift %u, order_failed %d; "
+			    "the rule gives %u, %u, %d",
+			    what[ev], order, got.considered, got.shift, got.order_failed,
+			    want.considered, want.shift, want.order_failed);
+}
+
 /* models compaction_restarting() with a pending flush: __reset_isolation_suitable() must run */
 bool compact_flush_due(const struct zone *zone, int order)
 {

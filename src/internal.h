@@ -1217,6 +1217,19 @@ unsigned int compact_quiet_begin(struct zone *zone);
 bool compact_quiet_end(struct zone *zone, unsigned int mark);
 void compact_check_result(const struct compact_control *cc, int result);
 bool compact_flush_due(const struct zone *zone, int order);
+/* A zone's deferral fields before an event: the deferral rule's input. */
+struct compact_defer_state {
+	unsigned int considered, shift;
+	int order_failed;
+};
+enum compact_defer_event {
+	DEFER_EVENT_FAILED,  /* defer_compaction() */
+	DEFER_EVENT_ASKED,   /* compaction_deferred(), with its answer */
+	DEFER_EVENT_SUCCESS, /* compaction_defer_reset(), with alloc_success */
+};
+struct compact_defer_state compact_defer_state(const struct zone *zone);
+void compact_check_defer_rule(struct zone *zone, const struct compact_defer_state *before,
+			      enum compact_defer_event ev, int order, bool arg);
 void compact_check_flush_begin(struct mm_sim *sim);
 void compact_check_flushed(struct zone *zone);
 

@@ -491,6 +491,83 @@ START_TEST(test_compact_cached_pfn_corrupt)
 }
 END_TEST
 
+/*
+ * INV-COMPACT-DEFER's rule check: after each deferral event the zone's
+ * fields, and a question's answer, are what the kernel's rule gives from
+ * the fields before it. Each row sets the fields a broken function would
+ * leave and asks the check, against the rule's own result first.
+ */
+static const struct {
+	enum compact_defer_event ev;
+	int order;
+	bool arg; /* the answer given, or alloc_success */
+	struct compact_defer_state before, right, wrong;
+	bool wrong_arg; /* for a question: the wrong answer, with the right fields */
+} defer_rows[] = {
+	/* a question below the limit defers and counts; one at it stores the limit */
+	{DEFER_EVENT_ASKED, 3, true, {0, 2, 0}, {1, 2, 0}, {0, 2, 0}, false},
+	{DEFER_EVENT_ASKED, 3, false, {3, 2, 0}, {4, 2, 0}, {3, 2, 0}, true},
+	/* below order_failed: not deferred, nothing counted */
+	{DEFER_EVENT_ASKED, 1, false, {0, 2, 2}, {0, 2, 2}, {1, 2, 2}, true},
+	/* a failure: the shift stops at the maximum, order_failed comes down */
+	{DEFER_EVENT_FAILED, 2, false, {3, 6, 5}, {0, 6, 2}, {0, 7, 2}, false},
+	{DEFER_EVENT_FAILED, 4, false, {3, 1, 2}, {0, 2, 2}, {0, 2, 4}, false},
+	/* a success: order_failed past the order, the rest zeroed if it allocated */
+	{DEFER_EVENT_SUCCESS, 4, true, {3, 3, 2}, {0, 0, 5}, {0, 0, 4}, false},
+	{DEFER_EVENT_SUCCESS, 4, false, {3, 3, 2}, {3, 3, 5}, {0, 0, 5}, false},
+};
+
+static void set_defer(struct zone *z, struct compact_defer_state s)
+{
+	z->compact_considered = s.considered;
+	z->compact_defer_shift = s.shift;
+	z->compact_order_failed = s.order_failed;
+}
+
+START_TEST(test_compact_defer_rule_corrupt)
+{
+	struct vrec vr;
+	struct mm_sim *sim = compaction_sim(&vr);
+	struct zone *z = normal(sim);
+
+	for (size_t i = 0; i < ARRAY_SIZE(defer_rows); i++) {
+		const __typeof__(defer_rows[0]) *r = &defer_rows[i];
+
+		vrec_init(&vr);
+		set_defer(z, r->right);
+		compact_check_defer_rule(z, &r->before, r->ev, r->order, r->arg);
+		ck_assert_msg(vr.n == 0, "row %zu: %s", i, vr.first);
+		set_defer(z, r->wrong);
+		compact_check_defer_rule(z, &r->before, r->ev, r->order, r->arg);
+		ck_assert_msg(vrec_has(&vr, "INV-COMPACT-DEFER"), "row %zu: no report", i);
+		if (r->ev != DEFER_EVENT_ASKED)
+			continue;
+		vrec_init(&vr);
+		set_defer(z, r->right);
+		compact_check_defer_rule(z, &r->before, r->ev, r->order, r->wrong_arg);
+		ck_assert_msg(vrec_has(&vr, "INV-COMPACT-DEFER"), "row %zu: answer not judged", i);
+	}
+	/* the model's own functions agree with the rule on every row's start */
+	for (size_t i = 0; i < ARRAY_SIZE(defer_rows); i++) {
+		const __typeof__(defer_rows[0]) *r = &defer_rows[i];
+
+		vrec_init(&vr);
+		set_defer(z, r->before);
+		if (r->ev == DEFER_EVENT_ASKED)
+			ck_assert_int_eq(compaction_deferred(z, r->order), r->arg);
+		else if (r->ev == DEFER_EVENT_FAILED)
+			defer_compaction(z, r->order);
+		else
+			compaction_defer_reset(z, r->order, r->arg);
+		ck_assert_msg(vr.n == 0, "row %zu: %s", i, vr.first);
+		ck_assert_uint_eq(z->compact_considered, r->right.considered);
+		ck_assert_uint_eq(z->compact_defer_shift, r->right.shift);
+		ck_assert_int_eq(z->compact_order_failed, r->right.order_failed);
+	}
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 START_TEST(test_compact_skip_flush_corrupt)
 {
 	struct vrec vr;
@@ -722,6 +799,7 @@ static Suite *derived_suite(void)
 	tcase_add_test(tc, test_free_high_oracle);
 	tcase_add_test(tc, test_compact_prio_corrupt);
 	tcase_add_test(tc, test_compact_cached_pfn_corrupt);
+	tcase_add_test(tc, test_compact_defer_rule_corrupt);
 	tcase_add_test(tc, test_compact_skip_flush_corrupt);
 	tcase_add_test(tc, test_kswapd_sleep_flushes);
 	tcase_add_test(tc, test_kswapd_sleep_checks_flush);
