@@ -619,6 +619,13 @@ START_TEST(test_compact_skip_flush_corrupt)
 	z->compact_cached_free_pfn = 224;
 	compact_check_flushed(z);
 	ck_assert(vrec_has(&vr, "INV-COMPACT-CACHED-PFN"));
+	/* and the free side's first usable block not recorded */
+	vrec_init(&vr);
+	z->compact_cached_free_pfn = 223;
+	compact_check_flush_begin(sim);
+	z->compact_init_free_pfn = 255;
+	compact_check_flushed(z);
+	ck_assert(vrec_has(&vr, "INV-COMPACT-CACHED-PFN"));
 	mm_sim_destroy(sim);
 }
 END_TEST
