@@ -46,7 +46,7 @@ bool compaction_possible(struct mm_sim *sim)
  */
 void defer_compaction(struct zone *zone, int order)
 {
-	struct compact_defer_state before = compact_defer_state(zone);
+	struct compact_defer_state before = zone_defer_state(zone);
 	unsigned int shift = READ_ONCE(zone->compact_defer_shift) + 1;
 
 	WRITE_ONCE(zone->compact_considered, 0);
@@ -75,7 +75,7 @@ static bool __compaction_deferred(struct zone *zone, int order)
 /* models compaction_deferred(): true if compaction should be skipped this time */
 bool compaction_deferred(struct zone *zone, int order)
 {
-	struct compact_defer_state before = compact_defer_state(zone);
+	struct compact_defer_state before = zone_defer_state(zone);
 	bool deferred = __compaction_deferred(zone, order);
 
 	compact_check_defer_rule(zone, &before, DEFER_EVENT_ASKED, order, deferred);
@@ -85,7 +85,7 @@ bool compaction_deferred(struct zone *zone, int order)
 /* After a success at order (the allocation succeeded, or is expected to). */
 void compaction_defer_reset(struct zone *zone, int order, bool alloc_success)
 {
-	struct compact_defer_state before = compact_defer_state(zone);
+	struct compact_defer_state before = zone_defer_state(zone);
 
 	if (alloc_success) {
 		WRITE_ONCE(zone->compact_considered, 0);

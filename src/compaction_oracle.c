@@ -142,7 +142,7 @@ void compact_check_result(const struct compact_control *cc, int result)
 		    mm_compact_result_name(result), cc->whole_zone_rule);
 }
 
-struct compact_defer_state compact_defer_state(const struct zone *zone)
+struct compact_defer_state zone_defer_state(const struct zone *zone)
 {
 	return (struct compact_defer_state){.considered = READ_ONCE(zone->compact_considered),
 					    .shift = READ_ONCE(zone->compact_defer_shift),
@@ -209,7 +209,7 @@ void compact_check_defer_rule(struct zone *zone, const struct compact_defer_stat
 	if (!zone->sim->serial || before->shift > COMPACT_MAX_DEFER_SHIFT)
 		return;
 	answer = rule_defer(&want, ev, order, arg);
-	got = compact_defer_state(zone);
+	got = zone_defer_state(zone);
 	if (ev == DEFER_EVENT_ASKED && answer != arg)
 		zone_report(zone, "INV-COMPACT-DEFER", -1, answer, arg,
 			    "%s at order %d answered %d from considered %u, shift %u, "

@@ -1227,7 +1227,7 @@ enum compact_defer_event {
 	DEFER_EVENT_ASKED,   /* compaction_deferred(), with its answer */
 	DEFER_EVENT_SUCCESS, /* compaction_defer_reset(), with alloc_success */
 };
-struct compact_defer_state compact_defer_state(const struct zone *zone);
+struct compact_defer_state zone_defer_state(const struct zone *zone);
 void compact_check_defer_rule(struct zone *zone, const struct compact_defer_state *before,
 			      enum compact_defer_event ev, int order, bool arg);
 void compact_check_flush_begin(struct mm_sim *sim);
