@@ -92,7 +92,6 @@ bool compact_lru_skip_aligned(struct compact_control *cc, uint64_t valid_pfn, ui
 	return pageblock_aligned(cc->zone->sim, lru_pfn) && test_and_set_skip(cc, lru_pfn);
 }
 
-/* Returns true if the pageblock should be scanned for pages to isolate. */
 /*
  * The skip bit a pass's tests see: the live one, or for the checker's
  * shadow pass the one its scan began with (compaction_shadow.c).
@@ -106,6 +105,7 @@ bool pageblock_skip_seen(const struct compact_control *cc, uint64_t pfn)
 	return get_pageblock_skip(sim, pfn);
 }
 
+/* Returns true if the pageblock should be scanned for pages to isolate. */
 bool isolation_suitable(const struct compact_control *cc, uint64_t pfn)
 {
 	if (cc->ignore_skip_hint)
