@@ -120,6 +120,36 @@ START_TEST(test_memoryless)
 }
 END_TEST
 
+/*
+ * __alloc_pages()' preferred node: a node the machine has is the first of
+ * the allocation's zonelist whichever CPU asks, node 0 included; no node
+ * (-1) or one past the machine's means the asking CPU's own. Two nodes of
+ * 512 pages (node 0: pfns 0..511, node 1: 512..1023), asked from node 1's
+ * CPU.
+ */
+START_TEST(test_preferred_node)
+{
+	static const unsigned int cpus[] = {1, 1}, pages[] = {512, 512};
+	static const struct {
+		int nid;
+		bool node0;
+	} rows[] = {{0, true}, {1, false}, {-1, false}, {2, false}};
+	struct mm_sim *sim = machine(2, cpus, pages);
+	uint32_t gen;
+
+	mm_set_current_cpu(1);
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		long long pfn = mm_alloc_pages(sim, 0, MM_GFP_KERNEL, rows[i].nid, 1, &gen);
+
+		ck_assert_msg(pfn >= 0 && (pfn < 512) == rows[i].node0,
+			      "preferred node %d from node 1's CPU: pfn %lld", rows[i].nid, pfn);
+		mm_free_pages(sim, (uint64_t)pfn, 0, 1, gen);
+	}
+	ck_assert_uint_eq(mm_check_full(sim), 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
 /* numa_set_distance()'s rule; a refused table leaves the zonelists as they were. */
 START_TEST(test_distances_refused)
 {
@@ -189,6 +219,7 @@ static Suite *topology_suite(void)
 	tcase_add_test(tc, test_slit_round_robin);
 	tcase_add_test(tc, test_headless_first);
 	tcase_add_test(tc, test_memoryless);
+	tcase_add_test(tc, test_preferred_node);
 	tcase_add_test(tc, test_distances_refused);
 	tcase_add_test(tc, test_big_box);
 	suite_add_tcase(s, tc);
