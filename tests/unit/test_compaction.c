@@ -1038,6 +1038,39 @@ START_TEST(test_pass_drains_its_cpu_lists)
 END_TEST
 
 /*
+ * check_drain() gives back the lists of the pass's CPU only when that is
+ * one of the machine's (a caller's mm_set_current_cpu() is not checked).
+ * Every fill page busy, so no migration frees a page through the CPU's
+ * lists (each fails and goes back), yet the scanner moves past the blocks
+ * it isolated from: a pass from CPU nr_cpus drains nothing and reads no
+ * pageset past the machine's.
+ */
+START_TEST(test_pass_from_a_cpu_past_the_machine_drains_nothing)
+{
+	struct mm_config cfg;
+	struct mm_sim *sim;
+	struct mm_compact_stats st;
+
+	cfg_tiny(&cfg, 1, 6, 5);
+	cfg_zone(&cfg, 0, ZONE_NORMAL, 64, 256, 256);
+	sim = sim_new(&cfg);
+	mm_set_current_cpu(0);
+	sim->serial = true;
+	fill(sim, 0, 256, 0, 1);
+	free_pattern(sim, 2, 1);
+	drain_pages_zone(0, normal(sim));
+	mm_set_current_cpu((int)sim->nr_cpus);
+	mm_compact_zone(sim, 0, ZONE_NORMAL, 4, MM_COMPACT_PRIO_SYNC_LIGHT, MM_MIGRATE_SYNC_LIGHT,
+			MIGRATE_MOVABLE);
+	mm_set_current_cpu(0);
+	mm_sim_compact_stats(sim, &st);
+	ck_assert_uint_gt(st.pgmigrate_fail, 0);
+	ck_assert_uint_eq(st.pgmigrate_success, 0);
+	mm_sim_destroy(sim);
+}
+END_TEST
+
+/*
  * migrate_pages() runs out of targets (-ENOMEM) with the scanners apart:
  * compact_zone() ends the pass COMPACT_CONTENDED. A migrated source is
  * freed by its last folio_put() to this CPU's list, where NR_FREE_PAGES
@@ -1713,6 +1746,7 @@ static Suite *compaction_suite(void)
 	tcase_add_test(tc, test_compact_unmanaged_zone_refused);
 	tcase_add_test(tc, test_busy_pages_fail_migration);
 	tcase_add_test(tc, test_pass_drains_its_cpu_lists);
+	tcase_add_test(tc, test_pass_from_a_cpu_past_the_machine_drains_nothing);
 	tcase_add_test(tc, test_targets_run_out_contended);
 	tcase_add_test(tc, test_exec_reused_without_handles);
 	tcase_add_loop_test(tc, test_failed_round_ends_at_the_check, 0, 2);
