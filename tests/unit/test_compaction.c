@@ -1047,18 +1047,12 @@ END_TEST
  */
 START_TEST(test_pass_from_a_cpu_past_the_machine_drains_nothing)
 {
-	struct mm_config cfg;
-	struct mm_sim *sim;
+	struct mm_sim *sim = compaction_sim(64, 256, NULL);
 	struct mm_compact_stats st;
 
-	cfg_tiny(&cfg, 1, 6, 5);
-	cfg_zone(&cfg, 0, ZONE_NORMAL, 64, 256, 256);
-	sim = sim_new(&cfg);
 	mm_set_current_cpu(0);
-	sim->serial = true;
 	fill(sim, 0, 256, 0, 1);
 	free_pattern(sim, 2, 1);
-	drain_pages_zone(0, normal(sim));
 	mm_set_current_cpu((int)sim->nr_cpus);
 	mm_compact_zone(sim, 0, ZONE_NORMAL, 4, MM_COMPACT_PRIO_SYNC_LIGHT, MM_MIGRATE_SYNC_LIGHT,
 			MIGRATE_MOVABLE);
