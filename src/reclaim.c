@@ -447,15 +447,16 @@ int _mm_op_kswapd_step(struct mm_op_ctx *ctx, const struct mm_op *op)
 int _mm_op_kswapd_sleep(struct mm_op_ctx *ctx, const struct mm_op *op)
 {
 	struct mm_sim *sim = ctx->sim;
-	bool flush[MAX_NR_ZONES] = {false};
+	bool flush[MAX_NR_ZONES] = {false}, any = false;
 
 	if (!op_node_ok(sim, op))
 		return 1;
 	/* the checker: the zones whose skip bits kswapd's sleep must flush */
 	struct zone *zones = sim->node_data[op->vmstat.node]->node_zones;
 	for (int zt = 0; zt < MAX_NR_ZONES; zt++)
-		flush[zt] = READ_ONCE(zones[zt].compact_blockskip_flush);
-	compact_check_flush_begin(sim);
+		any |= flush[zt] = READ_ONCE(zones[zt].compact_blockskip_flush);
+	if (any) /* the flags copy only where a flush will be checked */
+		compact_check_flush_begin(sim);
 	int skipped = _mm_kswapd_try_to_sleep(sim, op->vmstat.node);
 	for (int zt = 0; !skipped && zt < MAX_NR_ZONES; zt++)
 		if (flush[zt])
