@@ -497,7 +497,7 @@ END_TEST
  * the fields before it. Each row sets the fields a broken function would
  * leave and asks the check, against the rule's own result first.
  */
-static const struct {
+static const struct defer_row {
 	enum compact_defer_event ev;
 	int order;
 	bool arg; /* the answer given, or alloc_success */
@@ -531,7 +531,7 @@ START_TEST(test_compact_defer_rule_corrupt)
 	struct zone *z = normal(sim);
 
 	for (size_t i = 0; i < ARRAY_SIZE(defer_rows); i++) {
-		const __typeof__(defer_rows[0]) *r = &defer_rows[i];
+		const struct defer_row *r = &defer_rows[i];
 
 		vrec_init(&vr);
 		set_defer(z, r->right);
@@ -549,7 +549,7 @@ START_TEST(test_compact_defer_rule_corrupt)
 	}
 	/* the model's own functions agree with the rule on every row's start */
 	for (size_t i = 0; i < ARRAY_SIZE(defer_rows); i++) {
-		const __typeof__(defer_rows[0]) *r = &defer_rows[i];
+		const struct defer_row *r = &defer_rows[i];
 
 		vrec_init(&vr);
 		set_defer(z, r->before);
